@@ -1,0 +1,70 @@
+"""Saying a count aloud the way players do: "fifteen 2, fifteen 4 and a double run is 12".
+
+Fifteens come first with their running totals, then runs (with the pairs inside them folded
+into the run's name: double run, triple run, quadruple run), then the other pairs (pair,
+pair royal, double pair royal), then flush and nobs. The last number said is the total.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable
+
+from cribcam.scoring.show import Item
+
+NOTHING = "nineteen: nothing to count, 0"
+
+_COUNT_WORDS = {3: "three", 4: "four", 5: "five"}
+_SAME_RANK = {2: "a pair", 3: "a pair royal", 4: "a double pair royal"}
+# A run's name from its length and how many cards of each of its ranks there are (sorted).
+_RUN_NAMES = {
+    (1, 1, 1): "a run of three", (1, 1, 1, 1): "a run of four", (1, 1, 1, 1, 1): "a run of five",
+    (1, 1, 2): "a double run", (1, 1, 1, 2): "a double run of four",
+    (1, 1, 3): "a triple run", (1, 2, 2): "a quadruple run",
+}
+
+
+def say_show(items: Iterable[Item]) -> str:
+    """The spoken count of a hand's items, in the customary order."""
+    items = list(items)
+    if not items:
+        return NOTHING
+    total = 0
+    phrases = []
+    for name, points in _named_groups(items):
+        total += points
+        phrases.append(f"fifteen {total}" if name == "fifteen" else f"{name} is {total}")
+    if len(phrases) == 1:
+        return phrases[0]
+    return ", ".join(phrases[:-1]) + " and " + phrases[-1]
+
+
+def _named_groups(items: list[Item]) -> list[tuple[str, int]]:
+    """Splits items into the groups a player names, each with its points, in speaking order."""
+    groups = [("fifteen", item.points) for item in items if item.kind == "fifteen"]
+
+    runs = [item for item in items if item.kind == "run"]
+    run_ranks = {card.rank for item in runs for card in item.cards}
+    if runs:
+        run_cards = {card for item in runs for card in item.cards}
+        shape = tuple(sorted(Counter(card.rank for card in run_cards).values()))
+        inner_pairs = [i for i in items if i.kind == "pair" and i.cards[0].rank in run_ranks]
+        groups.append((_RUN_NAMES[shape], sum(i.points for i in runs + inner_pairs)))
+
+    other_pairs = [i for i in items if i.kind == "pair" and i.cards[0].rank not in run_ranks]
+    by_rank: dict[int, list[Item]] = {}
+    for item in other_pairs:
+        by_rank.setdefault(item.cards[0].rank, []).append(item)
+    sets = [(len({c for i in pairs for c in i.cards}), sum(i.points for i in pairs))
+            for pairs in by_rank.values()]
+    if len(sets) == 2 and all(size == 2 for size, _ in sets):
+        groups.append(("two pairs", sum(points for _, points in sets)))
+    else:
+        groups += [(_SAME_RANK[size], points) for size, points in sets]
+
+    for item in items:
+        if item.kind == "flush":
+            groups.append((f"a flush of {_COUNT_WORDS[len(item.cards)]}", item.points))
+        elif item.kind == "nobs":
+            groups.append(("his nobs", item.points))
+    return groups
