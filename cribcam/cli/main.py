@@ -2,7 +2,7 @@
 
 Each subcommand lives in its own module exposing ``add_parser(subparsers)``, which
 registers its options and sets ``handler`` to a function ``(args) -> exit status``.
-A user mistake raises ``UsageError`` (or ``ValueError`` from the core) and is printed as
+A user mistake raises ``UsageError`` (or ``CardError`` from the core) and is printed as
 one line with exit status 2: never a traceback.
 """
 
@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+
+from cribcam.scoring.cards import CardError
 
 # Subcommand modules, in the order `cribcam --help` lists them.
 COMMANDS = ["count", "peg", "stats", "data", "train", "read", "eval", "serve", "live"]
@@ -44,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.handler(args) or 0)
-    except (UsageError, ValueError) as exc:
+    except (UsageError, CardError) as exc:
         print(f"cribcam {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -44,7 +44,11 @@ class Played:
         rank_only = text.strip().upper()
         if rank_only in RANKS or rank_only == "10":
             return cls(RANKS.index("T" if rank_only == "10" else rank_only) + 1)
-        card = Card.from_code(text)
+        try:
+            card = Card.from_code(text)
+        except CardError:
+            raise CardError(f"{text!r} is not a card: expected a rank (A 2-10 T J Q K), "
+                            f"optionally with its suit (C D H S), e.g. K, 10, 5H") from None
         return cls(card.rank, card.suit)
 
 

@@ -1,0 +1,33 @@
+"""`cribcam peg`: score the play, turn by turn."""
+
+from __future__ import annotations
+
+import json
+
+from cribcam.scoring import score_play
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "peg", help="score the play (pegging)",
+        description="Score the play. One token per turn, in order: PLAYER:CARD (suit optional), "
+                    "PLAYER:go, and PLAYER:CARD=N to have a claimed peg judged.",
+        epilog="example: cribcam peg A:K B:6 A:K B:go A:2 A:2=3 B:8 B:7=2 B:9=4")
+    parser.add_argument("turns", nargs="+", metavar="TURN", help="A:K, B:go, A:5H=2, ...")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    pegging = score_play(args.turns)
+    if args.json:
+        print(json.dumps(pegging.as_dict()))
+        return 0
+    for event in pegging.events:
+        card = event.play.card.code if event.play.card else "go"
+        line = f"{event.play.player:>6}  {card:<3} {event.said}"
+        if event.verdict:
+            line += f"   [{event.verdict.message}]"
+        print(line)
+    print("Pegged: " + ", ".join(f"{player} {points}" for player, points in pegging.totals.items()))
+    return 0

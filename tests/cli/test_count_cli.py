@@ -1,0 +1,71 @@
+"""The scoring commands, run as a user runs them: a real process, its output and exit status."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def cribcam(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cribcam.cli.main", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_count_prints_items_spoken_and_verdict():
+    result = cribcam("count", "5H", "5C", "5S", "JD", "--starter", "5D", "--claim", "28")
+    assert result.returncode == 0, result.stderr
+    assert "Total: 29" in result.stdout
+    assert "and his nobs is 29" in result.stdout
+    assert "Muggins: 1 point overlooked (his nobs JD+5D for 1)" in result.stdout
+
+
+def test_count_json_shape():
+    result = cribcam("count", "9s", "6D", "5♥", "4C", "--starter", "4D", "--claim", "12", "--json")
+    report = json.loads(result.stdout)
+    assert {"hand", "starter", "crib", "total", "items", "spoken", "heels", "verdict",
+            "difference", "overlooked"} <= set(report)
+    assert report["hand"] == ["9S", "6D", "5H", "4C"] and report["total"] == 14
+    assert report["verdict"] == "muggins" and report["difference"] == 2
+    assert sum(i["points"] for i in report["overlooked"]) == 2
+    assert all(set(i) == {"kind", "points", "cards"} for i in report["items"])
+
+
+def test_count_json_without_claim_has_no_verdict():
+    report = json.loads(cribcam("count", "2H", "4H", "8H", "QH", "--starter", "KS", "--crib",
+                                "--json").stdout)
+    assert report["crib"] is True and report["total"] == 0
+    assert "verdict" not in report
+
+
+@pytest.mark.parametrize("args, message", [
+    (["count", "5H", "5C", "5X", "JD", "--starter", "5D"], "'5X' is not a card"),
+    (["count", "5H", "5C", "5S", "JD", "5D", "--starter", "2D"], "5 cards given"),
+    (["count", "5H", "5C", "5S", "5H", "--starter", "2D"], "5H appears twice"),
+    (["count", "5H", "5C", "5S", "JD"], "required: --starter"),
+    (["count", "5H", "5C", "5S", "JD", "--starter", "2D", "--claim", "lots"], "invalid int value"),
+    (["peg", "A:K", "B:Q", "C:zz"], "'zz' is not a card"),
+    (["frobnicate"], "invalid choice"),
+    ([], "required: COMMAND"),
+])
+def test_usage_errors_exit_2_with_one_line(args, message):
+    result = cribcam(*args)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_peg_prints_the_play():
+    result = cribcam("peg", "A:K", "B:6", "A:K", "B:go", "A:2", "A:2", "B:8", "B:7", "B:9")
+    assert result.returncode == 0, result.stderr
+    assert "30 for 3" in result.stdout and "24 for 3 and 1 for last" in result.stdout
+    assert result.stdout.strip().endswith("Pegged: A 3, B 6")
+
+
+@pytest.mark.slow
+def test_stats_json_matches_published_figures():
+    stats = json.loads(cribcam("stats", "--json").stdout)
+    assert stats["hands"] == 12_994_800
+    assert stats["distribution"]["0"] == 1_009_008
+    assert stats["distribution"]["28"] == 76 and stats["distribution"]["29"] == 4
+    assert all(stats["distribution"][t] == 0 for t in ("19", "25", "26", "27"))

@@ -1,0 +1,41 @@
+from cribcam.scoring import judge_show, score_hand
+
+
+def test_correct_claim():
+    verdict = judge_show(14, score_hand("9S 6D 5H 4C", "4D"))
+    assert (verdict.verdict, verdict.difference, verdict.overlooked) == ("correct", 0, ())
+
+
+def test_muggins_names_the_overlooked_nobs():
+    verdict = judge_show(28, score_hand("5H 5C 5S JD", "5D"))
+    assert verdict.verdict == "muggins" and verdict.difference == 1
+    assert [(i.kind, [c.code for c in i.cards]) for i in verdict.overlooked] == [("nobs", ["JD", "5D"])]
+
+
+def test_muggins_overlooked_items_add_up_to_the_shortfall():
+    score = score_hand("5H 5C 5S JD", "5D")
+    verdict = judge_show(12, score)
+    assert verdict.difference == 17
+    assert sum(i.points for i in verdict.overlooked) == 17
+    assert all(i in score.items for i in verdict.overlooked)
+    # The double pair royal (12) was counted; the fifteens and nobs were missed.
+    assert {i.kind for i in verdict.overlooked} == {"fifteen", "nobs"}
+
+
+def test_overclaim_by_how_much():
+    verdict = judge_show(16, score_hand("9S 6D 5H 4C", "4D"))
+    assert verdict.verdict == "overclaim" and verdict.difference == -2
+    assert "Over-claimed by 2" in verdict.message
+
+
+def test_impossible_claims_are_called_out():
+    score = score_hand("9S 6D 5H 4C", "4D")
+    for claim in (19, 25, 26, 27, 30, 35):
+        verdict = judge_show(claim, score)
+        assert verdict.impossible and f"{claim} is not a possible hand count" in verdict.message
+    assert not judge_show(12, score).impossible
+
+
+def test_crib_claim_mentions_crib():
+    verdict = judge_show(10, score_hand("2H 4H 8H QH", "KS", crib=True))
+    assert verdict.verdict == "overclaim" and "crib" in verdict.message
