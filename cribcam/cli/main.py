@@ -56,4 +56,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run through the module's real name, so subcommands raise the same UsageError class.
+    from cribcam.cli.main import main as _main
+
+    sys.exit(_main())

@@ -8,7 +8,7 @@ import pytest
 
 
 def cribcam(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cribcam.cli.main", *args],
+    return subprocess.run([sys.executable, "-m", "cribcam", *args],
                           capture_output=True, text=True, timeout=120)
 
 

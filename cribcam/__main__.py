@@ -1,0 +1,7 @@
+"""`python -m cribcam` is the `cribcam` command."""
+
+import sys
+
+from cribcam.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,58 @@
+"""`cribcam eval`: measure the card reader on labelled photos."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cribcam.cli.main import UsageError
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "eval", help="measure the reader on labelled photos",
+        description="Per-card recall and precision, exact-hand rate, per subset and overall, "
+                    "and the confusion pairs, on photos labelled like shared/real-photos.")
+    parser.add_argument("--images", type=Path, required=True, help="folder of the images")
+    parser.add_argument("--labels", type=Path, required=True, help="labels.json")
+    parser.add_argument("--only", type=Path, metavar="LIST",
+                        help="a text file of image names to evaluate (e.g. a validation split)")
+    parser.add_argument("--model", type=Path, help="detector .onnx (default: the bundled model)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    from tqdm import tqdm
+
+    from cribcam.vision import CardReader, ModelMissingError
+    from cribcam.vision.evaluate import evaluate, load_labels
+
+    if not args.images.is_dir():
+        raise UsageError(f"no such folder: {args.images}")
+    try:
+        labels = load_labels(args.labels)
+        reader = CardReader(args.model)
+    except (ValueError, ModelMissingError) as exc:
+        raise UsageError(str(exc)) from None
+    if args.only:
+        wanted = set(args.only.read_text().split())
+        labels = {name: entry for name, entry in labels.items() if name in wanted}
+    result = evaluate(reader.read, args.images, labels,
+                      progress=lambda names: tqdm(names, desc="reading", disable=args.json))
+    report = result.as_dict()
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    print(f"{'subset':<24} {'images':>6} {'recall':>7} {'precision':>9} {'exact':>6}")
+    for name, tally in [*report["subsets"].items(), ("overall", report["overall"])]:
+        print(f"{name:<24} {tally['images']:>6} {_fmt(tally['recall']):>7} "
+              f"{_fmt(tally['precision']):>9} {_fmt(tally['exact_hand_rate']):>6}")
+    top = report["confusions"][:10]
+    if top:
+        print("most confused: " + ", ".join(f"{c['labelled']}->{c['read']} x{c['times']}" for c in top))
+    return 0
+
+
+def _fmt(value) -> str:
+    return "-" if value is None else f"{value:.3f}"

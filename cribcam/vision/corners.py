@@ -1,0 +1,139 @@
+"""From index corners to cards: deciding per physical card, not per box.
+
+The detector finds printed index corners, usually two per card, and sometimes the two
+corners of one card disagree (a suit flipped on the upside-down corner was the commonest
+error seen). The decision here:
+
+1. Each box votes for every card with its class scores.
+2. Boxes are assigned cards greedily, strongest first, and no card twice: a box whose best
+   card is taken by a box that cannot be another corner of the same card falls back to its
+   best free card (that is a misread, said as a problem); one that can be joins that card.
+3. When more cards were read than the hand can hold, the likeliest flips are merged: two
+   cards of the same rank whose corners lie as far apart as a card's opposite corners.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from cribcam.scoring.cards import CARD_CODES
+from cribcam.vision.detections import Detections
+from cribcam.vision.reading import SeenCard
+
+# Opposite corners of one card lie this many index-box sizes apart (centre to centre); two
+# cards' corners in a fan or a row lie closer. Measured on rendered decks: 3.5 to 9.
+CORNER_PAIR_SPAN = (3.0, 12.0)
+CLASS_FLOOR = 0.05  # a card with a lower score in a box gets no vote from it
+
+
+@dataclass
+class _Card:
+    class_id: int
+    boxes: list[int] = field(default_factory=list)
+
+
+def cards_from_corners(found: Detections, conf: float = 0.25,
+                       expected: int | None = None) -> tuple[list[SeenCard], list[str]]:
+    """Decides which cards the corner boxes show.
+
+    Args:
+        found: class-agnostically suppressed detections, one box per printed index.
+        conf: a box needs a class score of at least this to count.
+        expected: how many cards the photo should hold, when known; more than this and the
+            likeliest flipped corners are merged.
+
+    Returns:
+        The cards, left to right, and the problems noticed on the way.
+    """
+    strong = found[found.confidence >= conf]
+    if len(strong) == 0:
+        return [], []
+    cards, problems = _assign(strong)
+    limit = expected if expected is not None else 6
+    while len(cards) > limit:
+        pair = _likeliest_flip(cards, strong)
+        if pair is None:
+            break
+        keep, drop = pair
+        keep.boxes += drop.boxes
+        keep.class_id = _best_card(strong, keep.boxes, same_rank_as=keep.class_id)
+        cards.remove(drop)
+    seen = [_seen(card, strong) for card in cards]
+    seen.sort(key=lambda s: s.center[0])
+    return seen, problems
+
+
+def _assign(found: Detections) -> tuple[list[_Card], list[str]]:
+    order = np.argsort(-found.confidence)
+    by_class: dict[int, _Card] = {}
+    problems = []
+    for box in order:
+        ranked = np.argsort(-found.scores[box])
+        first = int(ranked[0])
+        owner = by_class.get(first)
+        if owner is None:
+            by_class[first] = _Card(first, [box])
+        elif _could_be_same_card(found, owner.boxes, box):
+            owner.boxes.append(box)
+        else:
+            problems.append(f"two {CARD_CODES[first]} seen: only one can be in a deck")
+            free = next((int(c) for c in ranked[1:] if int(c) not in by_class
+                         and found.scores[box, c] >= CLASS_FLOOR), None)
+            if free is not None:
+                by_class[free] = _Card(free, [box])
+    return list(by_class.values()), problems
+
+
+def _could_be_same_card(found: Detections, boxes: list[int], box: int) -> bool:
+    """Whether ``box`` can be another printed corner of the card read from ``boxes``.
+
+    Decks printing an index in all four corners put two of them only a card's width apart,
+    under the usual span, so any distance from clear of the box to a card's length will do.
+    """
+    return len(boxes) < 4 and all(1.5 <= _span(found, other, box) <= CORNER_PAIR_SPAN[1]
+                                  for other in boxes)
+
+
+def _span(found: Detections, a: int, b: int) -> float:
+    """Centre-to-centre distance of two boxes, in box sizes."""
+    size = max((found.sizes[a] + found.sizes[b]) / 2, 1e-6)
+    return float(np.linalg.norm(found.centers[a] - found.centers[b]) / size)
+
+
+def _likeliest_flip(cards: list[_Card], found: Detections):
+    """The pair of cards most likely to be two corners of one card, best-supported first."""
+    best, best_score = None, 0.0
+    for i, a in enumerate(cards):
+        for b in cards[i + 1:]:
+            if a.class_id % 13 != b.class_id % 13:  # a flip keeps the rank
+                continue
+            if len(a.boxes) + len(b.boxes) > 4:
+                continue
+            low, high = CORNER_PAIR_SPAN
+            if not all(low <= _span(found, x, y) <= high for x in a.boxes for y in b.boxes):
+                continue
+            support = float(found.confidence[a.boxes].sum() + found.confidence[b.boxes].sum())
+            if support > best_score:
+                keep, drop = (a, b) if _evidence(found, a.boxes + b.boxes, a.class_id) >= \
+                    _evidence(found, a.boxes + b.boxes, b.class_id) else (b, a)
+                best, best_score = (keep, drop), support
+    return best
+
+
+def _evidence(found: Detections, boxes: list[int], class_id: int) -> float:
+    return float(found.scores[boxes, class_id].sum())
+
+
+def _best_card(found: Detections, boxes: list[int], same_rank_as: int) -> int:
+    """The suit with the most evidence over all corners of one card, rank kept."""
+    rank = same_rank_as % 13
+    candidates = [suit * 13 + rank for suit in range(4)]
+    return max(candidates, key=lambda c: _evidence(found, boxes, c))
+
+
+def _seen(card: _Card, found: Detections) -> SeenCard:
+    boxes = tuple(tuple(float(v) for v in found.xyxy[b]) for b in card.boxes)
+    confidence = float(found.scores[card.boxes, card.class_id].max())
+    return SeenCard(CARD_CODES[card.class_id], confidence, boxes)

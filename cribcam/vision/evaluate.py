@@ -1,0 +1,117 @@
+"""Measuring a reader on labelled photos, in the format of the shared real-photo labels.
+
+Labels: ``{image_name: {"cards": [{"card": "TC", "box": [x1, y1, x2, y2]}, ...],
+"subset": "..."}}``, one box per printed index corner. A card counts as found when it is in
+the reading; a hand is exact when the set read equals the set labelled.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import cv2
+
+from cribcam.vision.reading import Reading
+
+
+@dataclass
+class Tally:
+    """Counts for one group of images."""
+
+    images: int = 0
+    exact: int = 0
+    true_cards: int = 0  # labelled cards found
+    labelled: int = 0
+    read: int = 0
+
+    def add(self, labelled: set[str], read: set[str]) -> None:
+        self.images += 1
+        self.exact += labelled == read
+        self.true_cards += len(labelled & read)
+        self.labelled += len(labelled)
+        self.read += len(read)
+
+    def as_dict(self) -> dict:
+        return {"images": self.images,
+                "recall": _ratio(self.true_cards, self.labelled),
+                "precision": _ratio(self.true_cards, self.read),
+                "exact_hand_rate": _ratio(self.exact, self.images),
+                "cards_labelled": self.labelled, "cards_read": self.read}
+
+
+@dataclass
+class Evaluation:
+    """Per-card recall and precision and exact-hand rate, overall and per subset."""
+
+    overall: Tally = field(default_factory=Tally)
+    subsets: dict[str, Tally] = field(default_factory=dict)
+    confusions: Counter = field(default_factory=Counter)
+    unreadable: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"overall": self.overall.as_dict(),
+                "subsets": {name: t.as_dict() for name, t in sorted(self.subsets.items())},
+                "confusions": [{"labelled": a, "read": b, "times": n}
+                               for (a, b), n in self.confusions.most_common()],
+                "unreadable_images": self.unreadable}
+
+
+def evaluate(read: Callable[[object], Reading], images: Path, labels: dict,
+             progress: Callable | None = None) -> Evaluation:
+    """Runs ``read`` (a BGR image to a ``Reading``) over labelled images and tallies.
+
+    Args:
+        read: typically ``CardReader(...).read``.
+        images: the folder holding the labelled images.
+        labels: parsed labels, in the shared real-photos format.
+        progress: wraps the iteration (e.g. ``tqdm``), optional.
+    """
+    result = Evaluation()
+    names = sorted(labels)
+    for name in progress(names) if progress else names:
+        entry = labels[name]
+        image = cv2.imread(str(images / name))
+        if image is None:
+            result.unreadable.append(name)
+            continue
+        reading = read(image)
+        labelled = {c["card"] for c in entry["cards"]}
+        read_set = set(reading.codes)
+        result.overall.add(labelled, read_set)
+        result.subsets.setdefault(entry.get("subset", "all"), Tally()).add(labelled, read_set)
+        result.confusions.update(_confusions(entry["cards"], reading))
+    return result
+
+
+def load_labels(path: Path) -> dict:
+    """Reads a labels file, with a clear error for a file that is not one."""
+    try:
+        labels = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"cannot read labels from {path}: {exc}") from None
+    if not isinstance(labels, dict) or not all(
+            isinstance(v, dict) and isinstance(v.get("cards"), list) for v in labels.values()):
+        raise ValueError(f"{path} is not a labels file: expected "
+                         '{"image.jpg": {"cards": [{"card": "TC", "box": [x1, y1, x2, y2]}]}}')
+    return labels
+
+
+def _confusions(labelled_boxes: list[dict], reading: Reading) -> Counter:
+    """(labelled, read) pairs where a read card sits on the corner of a different labelled one."""
+    pairs = Counter()
+    for seen in reading.cards:
+        for box in seen.boxes:
+            cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+            for label in labelled_boxes:
+                x1, y1, x2, y2 = label["box"]
+                if x1 <= cx <= x2 and y1 <= cy <= y2 and label["card"] != seen.card:
+                    pairs[(label["card"], seen.card)] += 1
+    return pairs
+
+
+def _ratio(a: int, b: int) -> float | None:
+    return round(a / b, 4) if b else None

@@ -1,0 +1,122 @@
+"""The card reader: a photo in, the cards of a hand out, ready for counting."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from cribcam.vision.corners import cards_from_corners
+from cribcam.vision.detector import Detector
+from cribcam.vision.reading import Reading, SeenCard
+from cribcam.vision.starter import find_starter
+
+MAX_SIDE = 1920  # larger photos are scaled down first: phone photos are 4000 px and more
+MIN_SIDE = 32
+HINT_CONF = 0.10  # boxes between this and the reader's threshold are "seen but unreadable"
+
+
+class CardReader:
+    """Reads the cards of a hand from a photo.
+
+    Args:
+        model_path: the detector's ONNX file; the bundled model by default.
+        conf: minimum score for a corner box to count.
+        threads: onnxruntime threads (0: as many as it likes).
+
+    Example:
+        >>> reader = CardReader()
+        >>> reading = reader.read(cv2.imread("hand.jpg"), expected=5)
+        >>> reading.codes, reading.starter, reading.problems
+    """
+
+    def __init__(self, model_path: str | Path | None = None, conf: float = 0.25, threads: int = 0):
+        self.conf = conf
+        self.detector = Detector(model_path, conf=min(conf, HINT_CONF), threads=threads)
+
+    def read(self, image: np.ndarray | None, expected: int | None = None) -> Reading:
+        """Reads a BGR image.
+
+        Args:
+            image: a BGR (or grayscale) uint8 image, as ``cv2.imread`` gives; None or empty
+                gives a reading with a problem, not an exception.
+            expected: how many cards should be in view (hand plus starter), when known.
+        """
+        if image is None or not isinstance(image, np.ndarray) or image.size == 0:
+            return Reading(problems=("the image could not be read: send a JPEG or PNG photo",))
+        image = _as_bgr(image)
+        height, width = image.shape[:2]
+        if min(height, width) < MIN_SIDE:
+            return Reading(problems=(f"the image is only {width}x{height} pixels: "
+                                     f"take a photo with the cards filling more of it",),
+                           width=width, height=height)
+        scale = min(1.0, MAX_SIDE / max(height, width))
+        small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) \
+            if scale < 1 else image
+        found = self.detector(small)
+        found = type(found)(found.xyxy / scale, found.scores)
+
+        cards, problems = cards_from_corners(found, self.conf, expected)
+        weak = found[(found.confidence < self.conf)]
+        problems += _unreadable(weak, cards, width, height)
+        starter = find_starter(cards)
+        problems += _count_problems(cards, expected, starter)
+        return Reading(tuple(cards), starter, tuple(dict.fromkeys(problems)), width, height,
+                       tuple(tuple(map(float, b)) for b in weak.xyxy))
+
+
+def _as_bgr(image: np.ndarray) -> np.ndarray:
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.shape[2] == 4:
+        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    if image.dtype != np.uint8:
+        image = cv2.normalize(image, None, 0, 255, cv2.NORM_MINMAX).astype(np.uint8)
+    return image
+
+
+def _where(box, width: int, height: int) -> str:
+    """Names the place of a box in the photo as a player would."""
+    x, y = (box[0] + box[2]) / 2 / width, (box[1] + box[3]) / 2 / height
+    edges = {"left edge": x, "right edge": 1 - x, "top edge": y, "bottom edge": 1 - y}
+    edge, distance = min(edges.items(), key=lambda kv: kv[1])
+    if distance < 0.12:
+        return f"at the {edge}"
+    column = "left" if x < 1 / 3 else "right" if x > 2 / 3 else "middle"
+    row = "top" if y < 1 / 3 else "bottom" if y > 2 / 3 else "middle"
+    return "in the middle" if column == row == "middle" else f"at the {row} {column}".replace(
+        "middle middle", "middle")
+
+
+def _unreadable(weak, cards: list[SeenCard], width: int, height: int) -> list[str]:
+    """Problems for index-like marks no card accounts for."""
+    problems = []
+    read_boxes = np.array([b for card in cards for b in card.boxes]).reshape(-1, 4)
+    for box in weak.xyxy:
+        center = (box[:2] + box[2:]) / 2
+        inside = ((read_boxes[:, :2] <= center) & (center <= read_boxes[:, 2:])).all(axis=1)
+        if inside.any():
+            continue
+        where = _where(box, width, height)
+        advice = "; move it into view" if "edge" in where else "; turn it face up or into the light"
+        problems.append(f"the card {where} could not be read{advice}")
+    return problems
+
+
+def _count_problems(cards: list[SeenCard], expected: int | None, starter: str | None) -> list[str]:
+    if not cards:
+        return ["no cards found: lay the cards face up with their corners in view"]
+    problems = []
+    if expected is not None and len(cards) < expected:
+        missing = expected - len(cards)
+        problems.append(f"{len(cards)} cards read but {expected} expected: "
+                        f"{missing} {'is' if missing == 1 else 'are'} missing or hidden; "
+                        f"make sure a corner of every card shows")
+    elif expected is not None and len(cards) > expected:
+        problems.append(f"{len(cards)} cards read but {expected} expected: "
+                        f"take away the extra cards or fix the misread ones")
+    if starter is None and len(cards) >= 3:
+        problems.append("could not tell which card is the starter: set it a little apart, "
+                        "or name it")
+    return problems

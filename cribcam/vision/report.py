@@ -1,0 +1,53 @@
+"""A reading and its count together: the JSON of `cribcam read --json` and `POST /api/read`."""
+
+from __future__ import annotations
+
+from cribcam.scoring import CardError, parse_card, rules, score_hand
+from cribcam.scoring.report import count_report
+from cribcam.vision.reading import Reading
+
+
+def expected_cards(variant: str = rules.DEFAULT_VARIANT, crib: bool = False) -> int:
+    """How many cards a photo of a hand (or crib) with its starter holds."""
+    return rules.VARIANTS[variant].size(crib) + 1
+
+
+def reading_report(reading: Reading, starter: str | None = None, crib: bool = False,
+                   claim: int | None = None, variant: str = rules.DEFAULT_VARIANT) -> dict:
+    """The reading with its count.
+
+    Args:
+        reading: what the reader saw.
+        starter: the starter as the player names it; overrides the reader's guess. It may be
+            one of the cards in the photo, or a card not in it (then all cards in view are
+            the hand).
+        crib, claim, variant: as for ``cribcam count``.
+
+    Returns:
+        ``{"cards", "starter", "problems", "count"}``: ``count`` is the ``cribcam count
+        --json`` record, or None when the cards make no hand; then, when only the starter is
+        unknown, ``"totals_by_starter"`` lists the total for each choice of starter.
+    """
+    record = reading.as_dict()
+    problems = record["problems"]
+    codes = reading.codes
+    chosen = parse_card(starter).code if starter else reading.starter
+    record["starter"] = chosen
+    record["count"] = None
+    if chosen is None:
+        if len(codes) == expected_cards(variant, crib):
+            record["totals_by_starter"] = _totals_by_starter(codes, crib, variant)
+        return record
+    hand = [code for code in codes if code != chosen]
+    try:
+        record["count"] = count_report(score_hand(hand, chosen, crib, variant), claim)
+    except CardError as exc:
+        problems.append(f"cannot count: {exc}")
+    return record
+
+
+def _totals_by_starter(codes: list[str], crib: bool, variant: str) -> list[dict]:
+    totals = [{"starter": starter,
+               "total": score_hand([c for c in codes if c != starter], starter, crib, variant).total}
+              for starter in codes]
+    return sorted(totals, key=lambda t: -t["total"])
