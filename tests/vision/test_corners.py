@@ -1,0 +1,85 @@
+"""Corner-to-card decisions on hand-made detections (the detector is tested elsewhere)."""
+
+import numpy as np
+import pytest
+
+from cribcam.scoring import CARD_CODES
+from cribcam.vision.corners import cards_from_corners
+from cribcam.vision.detections import Detections, suppress
+
+BOX = 40  # index box size in pixels; a card's opposite corners lie ~6 boxes apart
+
+
+def detections(*boxes):
+    """Boxes given as (x, y, {card: score, ...}) with the box centred on x, y."""
+    xyxy, scores = [], []
+    for x, y, votes in boxes:
+        xyxy.append([x - BOX / 2, y - BOX / 2, x + BOX / 2, y + BOX / 2])
+        row = np.zeros(52, np.float32)
+        for card, score in votes.items():
+            row[CARD_CODES.index(card)] = score
+        scores.append(row)
+    return Detections(np.array(xyxy), np.array(scores))
+
+
+def card(x, y, code, score=0.9, other=None):
+    """The two opposite corners of one card whose top-left index is at (x, y)."""
+    bottom = {other or code: score}
+    return [(x, y, {code: score}), (x + 150, y + 220, bottom)]
+
+
+def codes(found, **kwargs):
+    return [seen.card for seen in cards_from_corners(found, **kwargs)[0]]
+
+
+def test_two_corners_of_a_card_make_one_card():
+    found = detections(*card(100, 100, "5H"), *card(400, 100, "JD"))
+    assert codes(found) == ["5H", "JD"]
+    assert [len(s.boxes) for s in cards_from_corners(found)[0]] == [2, 2]
+
+
+def test_a_flipped_suit_on_the_far_corner_is_resolved_when_the_hand_is_full():
+    hand = [*card(100, 100, "TD", 0.9, other="TS"), *card(400, 100, "5C"), *card(700, 100, "6C"),
+            *card(1000, 100, "7C"), *card(1300, 100, "KH")]
+    found = detections(*hand)
+    assert sorted(codes(found, expected=5)) == sorted(["TD", "5C", "6C", "7C", "KH"])
+    # Without knowing the hand size it cannot tell a flip from a real pair of tens.
+    assert "TS" in codes(found)
+
+
+def test_a_real_pair_of_same_rank_is_kept():
+    found = detections(*card(100, 100, "TD"), *card(400, 100, "TS"), *card(700, 100, "5C"),
+                       *card(1000, 100, "6C"), *card(1300, 100, "7C"))
+    assert sorted(codes(found, expected=5)) == sorted(["TD", "TS", "5C", "6C", "7C"])
+
+
+def test_the_stronger_suit_wins_a_flip():
+    hand = [(100, 100, {"TD": 0.6, "TS": 0.3}), (250, 320, {"TS": 0.5, "TD": 0.45}),
+            *card(600, 100, "2C"), *card(900, 100, "3C"), *card(1200, 100, "4C"), *card(1500, 100, "9H")]
+    assert "TD" in codes(detections(*hand), expected=5)
+
+
+def test_the_same_card_twice_in_impossible_places_is_a_problem():
+    # Two boxes say 7H but sit side by side like a fan: two cards, one of them misread.
+    found = detections((100, 100, {"7H": 0.9}), (130, 100, {"7H": 0.8, "7D": 0.4}))
+    cards, problems = cards_from_corners(found)
+    assert [c.card for c in cards] == ["7H", "7D"]
+    assert problems == ["two 7H seen: only one can be in a deck"]
+
+
+def test_weak_boxes_do_not_make_cards():
+    assert codes(detections((100, 100, {"7H": 0.1}))) == []
+
+
+def test_suppress_keeps_one_box_per_place_and_the_runner_up_scores():
+    found = detections((100, 100, {"8S": 0.8}), (102, 101, {"8C": 0.6}), (300, 300, {"AD": 0.7}))
+    kept = suppress(found)
+    assert len(kept) == 2
+    first = kept.scores[0]
+    assert first[CARD_CODES.index("8S")] == pytest.approx(0.8)
+    assert first[CARD_CODES.index("8C")] == pytest.approx(0.6)
+
+
+def test_detections_validate_their_shape():
+    with pytest.raises(ValueError, match="3 boxes but 2 score rows"):
+        Detections(np.zeros((3, 4)), np.zeros((2, 52)))
