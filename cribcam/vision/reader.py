@@ -77,16 +77,15 @@ def _as_bgr(image: np.ndarray) -> np.ndarray:
 
 
 def _where(box, width: int, height: int) -> str:
-    """Names the place of a box in the photo as a player would."""
+    """Names the place of a box in the photo as a player would: "at the left edge"."""
     x, y = (box[0] + box[2]) / 2 / width, (box[1] + box[3]) / 2 / height
     edges = {"left edge": x, "right edge": 1 - x, "top edge": y, "bottom edge": 1 - y}
     edge, distance = min(edges.items(), key=lambda kv: kv[1])
     if distance < 0.12:
         return f"at the {edge}"
-    column = "left" if x < 1 / 3 else "right" if x > 2 / 3 else "middle"
-    row = "top" if y < 1 / 3 else "bottom" if y > 2 / 3 else "middle"
-    return "in the middle" if column == row == "middle" else f"at the {row} {column}".replace(
-        "middle middle", "middle")
+    row = "top" if y < 1 / 3 else "bottom" if y > 2 / 3 else ""
+    column = "left" if x < 1 / 3 else "right" if x > 2 / 3 else ""
+    return f"at the {row} {column}".replace("  ", " ").strip() if row or column else "in the middle"
 
 
 def _unreadable(weak, cards: list[SeenCard], width: int, height: int) -> list[str]:

@@ -1,0 +1,129 @@
+"""The web app: the photo page and the JSON API, on top of the reader and the scoring core.
+
+    >>> from cribcam.web import create_app
+    >>> app = create_app()            # loads the bundled model once, if there is one
+
+``cribcam serve`` runs it under waitress; ``flask --app cribcam.web run`` for development.
+The web layer only parses requests and calls ``cribcam.vision`` and ``cribcam.scoring``; it
+never counts or reads cards itself.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from pathlib import Path
+
+from flask import Flask, Request, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from cribcam.web.images import DEFAULT_MAX_PIXELS, DEFAULT_MAX_SIDE
+from cribcam.web.reader_slot import ModelUnavailable, ReaderSlot
+
+WEB_DIR = Path(__file__).resolve().parents[2] / "web"
+MAX_UPLOAD_BYTES = 12 * 1024 * 1024
+
+DEFAULTS = {
+    "MAX_CONTENT_LENGTH": MAX_UPLOAD_BYTES,  # whole request; larger answers 413
+    "MAX_JSON_BYTES": 64 * 1024,  # /api/count bodies
+    "MAX_IMAGE_PIXELS": DEFAULT_MAX_PIXELS,  # checked from the header, before decoding
+    "MAX_IMAGE_SIDE": DEFAULT_MAX_SIDE,  # photos are scaled down to this before reading
+    "MODEL_PATH": None,  # None: the bundled models/cribcam-cards.onnx
+    "MODEL_THREADS": 0,  # onnxruntime threads per inference; 0: onnxruntime decides
+    "LOAD_MODEL_AT_START": True,
+}
+
+log = logging.getLogger(__name__)
+
+
+class InMemoryRequest(Request):
+    """A request whose uploaded files are parsed into memory, never into temporary files.
+
+    Werkzeug spools uploads over 500 KB to a temporary file; the request size limit
+    (``MAX_CONTENT_LENGTH``) bounds what this keeps in memory instead.
+    """
+
+    def _get_file_stream(self, total_content_length, content_type, filename=None,
+                         content_length=None):
+        return io.BytesIO()
+
+
+def create_app(config: dict | None = None, reader=None) -> Flask:
+    """Builds the app.
+
+    Args:
+        config: settings over ``DEFAULTS`` (and Flask's own, e.g. ``TESTING``).
+        reader: a ready card reader (anything with ``read(image, expected=...)``); by default
+            a ``CardReader`` on ``MODEL_PATH``, loaded once. With no model the app still
+            serves the page and ``/api/count``; ``/api/read`` answers 503.
+    """
+    app = Flask(__name__, template_folder=str(WEB_DIR / "templates"),
+                static_folder=str(WEB_DIR / "static"), static_url_path="/static")
+    app.request_class = InMemoryRequest
+    app.config.from_mapping(DEFAULTS)
+    app.config.from_mapping(config or {})
+    app.json.sort_keys = False  # the same key order as `cribcam count --json`
+    app.json.ensure_ascii = False
+
+    slot = ReaderSlot(reader, app.config["MODEL_PATH"], app.config["MODEL_THREADS"])
+    app.extensions["cribcam.reader"] = slot
+    if reader is None and app.config["LOAD_MODEL_AT_START"]:
+        try:
+            slot.get()
+        except ModelUnavailable:
+            log.warning("no card-reading model (%s): photos answer 503; typed cards still count",
+                        slot.error)
+
+    from cribcam.web import api, pages
+
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(api.bp)
+    _register_error_handlers(app)
+    app.after_request(_security_headers)
+    return app
+
+
+def reader_slot(app: Flask) -> ReaderSlot:
+    return app.extensions["cribcam.reader"]
+
+
+_MESSAGES = {
+    400: "the request is malformed",
+    404: "no such page or API endpoint",
+    405: "this endpoint does not answer that method",
+    413: "the upload is larger than the {limit} MB limit: send a smaller photo",
+}
+
+
+def _register_error_handlers(app: Flask) -> None:
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):
+        if not request.path.startswith("/api/"):
+            return exc
+        limit = app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
+        message = _MESSAGES.get(exc.code, exc.description or exc.name).format(limit=limit)
+        response = jsonify(error=message)
+        response.status_code = exc.code or 500
+        if exc.code == 405 and exc.valid_methods:
+            response.headers["Allow"] = ", ".join(exc.valid_methods)
+        return response
+
+    @app.errorhandler(Exception)
+    def unexpected_error(exc: Exception):
+        # A bug, never a user's mistake: every bad input is answered with a 4xx before this.
+        log.exception("unexpected error on %s %s", request.method, request.path)
+        return jsonify(error="internal error: the server could not handle this request"), 500
+
+
+_CSP = ("default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; "
+        "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+        "frame-ancestors 'none'")
+
+
+def _security_headers(response):
+    response.headers.setdefault("Content-Security-Policy", _CSP)
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    if request.path.startswith("/api/"):
+        response.headers.setdefault("Cache-Control", "no-store")
+    return response
