@@ -1,0 +1,1 @@
+"""Live counting: following a camera, locking onto a hand once it lies still."""
