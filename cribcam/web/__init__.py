@@ -101,7 +101,10 @@ def _register_error_handlers(app: Flask) -> None:
         if not request.path.startswith("/api/"):
             return exc
         limit = app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
-        message = _MESSAGES.get(exc.code, exc.description or exc.name).format(limit=limit)
+        if exc.description and exc.description != type(exc).description:
+            message = exc.description  # raised with a message of our own
+        else:
+            message = _MESSAGES.get(exc.code, exc.name.lower()).format(limit=limit)
         response = jsonify(error=message)
         response.status_code = exc.code or 500
         if exc.code == 405 and exc.valid_methods:

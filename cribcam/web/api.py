@@ -1,0 +1,188 @@
+"""The JSON API: ``POST /api/count``, ``POST /api/read`` and ``GET /api/status``.
+
+Answers are the JSON of ``cribcam count --json`` and ``cribcam read --json``; errors are
+``{"error": "..."}`` with 400 (malformed request), 413 (too large), 415 (not an image),
+422 (cards that make no valid hand) or 503 (no card-reading model).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from flask import Blueprint, current_app, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from cribcam.scoring import CardError, parse_card, rules, score_hand
+from cribcam.scoring.report import count_report
+from cribcam.web.images import ImageError, data_url, decode_image
+from cribcam.web.reader_slot import ModelUnavailable
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+MAX_CLAIM = 1000
+_TRUE = {"1", "true", "on", "yes"}
+_FALSE = {"", "0", "false", "off", "no"}
+_EXAMPLE = '{"hand": ["5H", "5C", "5S", "JD"], "starter": "5D", "crib": false, "claim": 12}'
+
+
+class BadRequest(ValueError):
+    """A request that does not say what it means: 400 with this message."""
+
+
+@bp.errorhandler(BadRequest)
+def _bad_request(exc):
+    return jsonify(error=str(exc)), 400
+
+
+@bp.errorhandler(CardError)
+def _bad_cards(exc):
+    return jsonify(error=str(exc)), 422
+
+
+@bp.errorhandler(ImageError)
+def _bad_image(exc):
+    return jsonify(error=str(exc)), exc.status
+
+
+@bp.errorhandler(ModelUnavailable)
+def _no_model(exc):
+    return jsonify(error=str(exc)), 503
+
+
+@bp.get("/status")
+def status():
+    """What this server can do: whether photos can be read, the variants, the upload limit."""
+    from cribcam.web import reader_slot
+
+    return jsonify(model=reader_slot(current_app).available, variants=list(rules.VARIANTS),
+                   max_upload_bytes=current_app.config["MAX_CONTENT_LENGTH"])
+
+
+@bp.post("/count")
+def count():
+    """Counts a hand: ``{"hand", "starter", "crib"?, "variant"?, "claim"?}`` in, the count out."""
+    body = _json_body()
+    hand = body.get("hand")
+    if isinstance(hand, str):
+        hand = hand.replace(",", " ").split()
+    if not isinstance(hand, list) or not all(isinstance(card, str) for card in hand):
+        raise BadRequest(f'"hand" must be a list of cards like ["5H", "10D", "QS", "K♦"]; '
+                         f"send {_EXAMPLE}")
+    starter = body.get("starter")
+    if not isinstance(starter, str) or not starter.strip():
+        raise BadRequest(f'"starter" must be a card like "5D"; send {_EXAMPLE}')
+    crib = body.get("crib", False)
+    if crib is None:
+        crib = False
+    if not isinstance(crib, bool):
+        raise BadRequest('"crib" must be true or false')
+    variant = _variant(body.get("variant"))
+    claim = _claim(body.get("claim"))
+    score = score_hand(hand, starter, crib=crib, variant=variant)
+    return jsonify(count_report(score, claim))
+
+
+@bp.post("/read")
+def read():
+    """Reads a photo (multipart field ``image``) and counts it, as ``cribcam read --json``.
+
+    Optional form fields: ``starter``, ``crib``, ``claim``, ``variant`` as for /api/count,
+    and ``annotate`` (true: add ``"annotated"``, a JPEG data URL of the photo with the
+    cards drawn on it).
+    """
+    from cribcam.vision.annotate import draw_reading
+    from cribcam.vision.report import expected_cards, reading_report
+    from cribcam.web import reader_slot
+
+    if request.mimetype != "multipart/form-data":
+        raise BadRequest("send the photo as multipart/form-data in the field \"image\" "
+                         "(curl -F image=@hand.jpg ...)")
+    try:
+        files, form = request.files, request.form
+    except HTTPException:
+        raise
+    except Exception:  # a body werkzeug cannot parse as multipart
+        raise BadRequest("the multipart form data is malformed") from None
+    upload = files.get("image")
+    if upload is None:
+        raise BadRequest('no photo: send it in the multipart field "image" '
+                         "(curl -F image=@hand.jpg ...)")
+    starter = (form.get("starter") or "").strip() or None
+    if starter is not None:
+        starter = parse_card(starter).code  # CardError: 422
+    crib = _flag(form.get("crib"), "crib")
+    annotate = _flag(form.get("annotate"), "annotate")
+    variant = _variant(form.get("variant") or None)
+    claim = _claim(_form_int(form.get("claim"), "claim"))
+
+    image, _ = decode_image(upload.read(), current_app.config["MAX_IMAGE_PIXELS"],
+                            current_app.config["MAX_IMAGE_SIDE"])
+    reader = reader_slot(current_app).get()
+    expected = expected_cards(variant, crib)
+    reading = reader.read(image, expected=expected)
+    # A starter named by the player may lie outside the photo: then only the hand is in view.
+    if starter and starter not in reading.codes:
+        reading = reader.read(image, expected=expected - 1)
+    report = reading_report(reading, starter, crib, claim, variant)
+    if annotate:
+        report["annotated"] = data_url(draw_reading(image, reading))
+    return jsonify(report)
+
+
+def _json_body() -> dict:
+    limit = current_app.config["MAX_JSON_BYTES"]
+    if request.content_length is not None and request.content_length > limit:
+        return _too_large(limit)
+    data = request.get_data(cache=False)
+    if len(data) > limit:
+        return _too_large(limit)
+    try:
+        body = json.loads(data)
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        raise BadRequest(f"the body is not valid JSON; send {_EXAMPLE}") from None
+    if not isinstance(body, dict):
+        raise BadRequest(f"the body must be a JSON object; send {_EXAMPLE}")
+    return body
+
+
+def _too_large(limit: int):
+    from werkzeug.exceptions import RequestEntityTooLarge
+
+    raise RequestEntityTooLarge(f"the JSON body is over {limit // 1024} KB")
+
+
+def _variant(value) -> str:
+    if value is None:
+        return rules.DEFAULT_VARIANT
+    if not isinstance(value, str) or value not in rules.VARIANTS:
+        raise BadRequest(f'"variant" must be one of {", ".join(rules.VARIANTS)}')
+    return value
+
+
+def _claim(value) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_CLAIM:
+        raise BadRequest(f'"claim" must be a whole number of points from 0 to {MAX_CLAIM}')
+    return value
+
+
+def _form_int(value: str | None, name: str) -> int | None:
+    if value is None or not value.strip():
+        return None
+    text = value.strip()
+    if not text.isascii() or not text.isdigit() or len(text) > 6:
+        raise BadRequest(f'"{name}" must be a whole number of points from 0 to {MAX_CLAIM}')
+    return int(text)
+
+
+def _flag(value: str | None, name: str) -> bool:
+    text = (value or "").strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise BadRequest(f'"{name}" must be true or false')

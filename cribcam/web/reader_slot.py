@@ -1,0 +1,80 @@
+"""The one card reader of a web process: loaded once, shared by all request threads."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+
+class ModelUnavailable(RuntimeError):
+    """No card-reading model can be used; the web API answers 503 with this message."""
+
+
+class ReaderSlot:
+    """Holds the process's ``CardReader``, loading it at most once at a time.
+
+    A reader given up front is used as it is (tests inject one). Otherwise the model is
+    loaded on the first ``get()`` (``create_app`` calls it at start-up); while no model is
+    installed each ``get()`` looks again, so a model copied in later is picked up without a
+    restart. Loading happens under a lock: concurrent requests never load it twice.
+
+    Args:
+        reader: a ready reader (anything with ``read(image, expected=...)``), or None.
+        model_path: the detector's ONNX file; None for the bundled model.
+        threads: onnxruntime threads per inference (0: onnxruntime decides).
+    """
+
+    def __init__(self, reader=None, model_path: str | Path | None = None, threads: int = 0):
+        self._reader = reader
+        self._lock = threading.Lock()
+        self.model_path = model_path
+        self.threads = threads
+        self.error: str | None = None
+
+    def get(self):
+        """The reader; raises ``ModelUnavailable`` with a message for the player if none."""
+        reader = self._reader
+        if reader is not None:
+            return reader
+        with self._lock:
+            if self._reader is None:
+                self._reader = self._load()
+            return self._reader
+
+    @property
+    def available(self) -> bool:
+        try:
+            self.get()
+        except ModelUnavailable:
+            return False
+        return True
+
+    @property
+    def description(self) -> str:
+        """Which model the reader runs, for the start-up line."""
+        detector = getattr(self._reader, "detector", None)
+        path = getattr(detector, "path", None)
+        return str(path) if path else type(self._reader).__name__
+
+    def _load(self):
+        from cribcam.vision import CardReader, ModelMissingError
+
+        try:
+            reader = CardReader(self.model_path, threads=self.threads)
+        except ModelMissingError as exc:
+            self.error = str(exc)
+            raise ModelUnavailable(
+                "photos cannot be read: no card-reading model is installed on this server "
+                "(start it with `cribcam serve --model PATH`); type the cards in instead") from None
+        except Exception as exc:  # a damaged or incompatible .onnx file
+            self.error = f"{type(exc).__name__}: {exc}"
+            log.error("the card-reading model could not be loaded: %s", self.error)
+            raise ModelUnavailable(
+                "photos cannot be read: the card-reading model on this server could not be "
+                "loaded; type the cards in instead") from None
+        self.error = None
+        log.info("card reader loaded from %s", reader.detector.path)
+        return reader
