@@ -1,0 +1,113 @@
+"""The desktop live mode: a camera or a video file, the overlay, and a line per locked hand."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterator, TextIO
+
+import cv2
+import numpy as np
+
+from cribcam.live.lock import HandLock
+from cribcam.vision.annotate import draw_reading
+from cribcam.vision.reading import Reading
+from cribcam.vision.report import reading_report
+
+WINDOW = "cribcam live (q to quit)"
+
+
+@dataclass(frozen=True)
+class LockedHand:
+    """A hand the lock settled on: when, which cards, and its count."""
+
+    frame: int
+    seconds: float
+    report: dict
+
+    def as_json(self) -> str:
+        return json.dumps({"frame": self.frame, "seconds": round(self.seconds, 3), **self.report})
+
+
+def frames(capture: cv2.VideoCapture) -> Iterator[np.ndarray]:
+    while True:
+        ok, frame = capture.read()
+        if not ok:
+            return
+        yield frame
+
+
+def follow(frame_source: Iterator[np.ndarray], read: Callable[[np.ndarray], Reading],
+           lock: HandLock, fps: float, count_options: dict,
+           on_frame: Callable[[np.ndarray, Reading, dict | None], bool] | None = None
+           ) -> Iterator[LockedHand]:
+    """Reads every frame and yields each hand the lock settles on.
+
+    Args:
+        frame_source: BGR frames.
+        read: a frame to a ``Reading`` (``CardReader.read`` with the expected count bound).
+        lock: the hand lock.
+        fps: the source's frame rate, for the time stamps.
+        count_options: ``starter``, ``crib``, ``claim``, ``variant`` for the count.
+        on_frame: called with each frame, its reading and the locked report (or None);
+            returning False stops.
+    """
+    locked: dict | None = None
+    for index, frame in enumerate(frame_source):
+        reading = read(frame)
+        state = lock.update(reading.codes)
+        if state.changed:
+            locked = reading_report(reading, **count_options) if state.cards else None
+            if locked is not None:
+                yield LockedHand(index, index / fps, locked)
+        if on_frame is not None and on_frame(frame, reading, locked) is False:
+            return
+
+
+def show(frame: np.ndarray, reading: Reading, locked: dict | None, frame_seconds: float) -> bool:
+    """Draws the overlay in a window; False when the user pressed q or closed it."""
+    view = draw_reading(frame, reading)
+    lines = [f"{1 / max(frame_seconds, 1e-6):.1f} fps"]
+    if locked and locked.get("count"):
+        lines.append(locked["count"]["spoken"])
+    elif locked:
+        lines.append("locked: " + " ".join(c["card"] for c in locked["cards"]) + " (which is the starter?)")
+    for i, line in enumerate(lines):
+        cv2.putText(view, line, (10, 30 + 30 * i), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (255, 255, 255), 3, cv2.LINE_AA)
+        cv2.putText(view, line, (10, 30 + 30 * i), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (20, 20, 20), 1, cv2.LINE_AA)
+    cv2.imshow(WINDOW, view)
+    return (cv2.waitKey(1) & 0xFF) != ord("q")
+
+
+def write_lines(hands: Iterator[LockedHand], out: TextIO) -> int:
+    """Writes one JSON line per locked hand; returns how many."""
+    written = 0
+    for hand in hands:
+        out.write(hand.as_json() + "\n")
+        out.flush()
+        written += 1
+    return written
+
+
+def window_available() -> bool:
+    """Whether this OpenCV build can open windows (the headless wheel cannot)."""
+    try:
+        cv2.namedWindow("cribcam-probe", cv2.WINDOW_AUTOSIZE)
+        cv2.destroyWindow("cribcam-probe")
+        return True
+    except cv2.error:
+        return False
+
+
+class FrameTimer:
+    """Seconds per frame, smoothed, for the fps shown on the overlay."""
+
+    def __init__(self) -> None:
+        self.last, self.seconds = time.perf_counter(), 0.0
+
+    def tick(self) -> float:
+        now = time.perf_counter()
+        elapsed, self.last = now - self.last, now
+        self.seconds = elapsed if not self.seconds else 0.8 * self.seconds + 0.2 * elapsed
+        return self.seconds
