@@ -1,0 +1,52 @@
+"""The reader on bad input and on real photos, through a real ONNX model."""
+
+import cv2
+import numpy as np
+import pytest
+
+from cribcam.vision import CardReader, ModelMissingError
+
+
+@pytest.fixture(scope="module")
+def reader(detector_model):
+    return CardReader(detector_model)
+
+
+@pytest.mark.parametrize("image", [None, np.zeros((0, 0, 3), np.uint8), "not an image"])
+def test_unreadable_input_is_a_problem_not_an_exception(reader, image):
+    reading = reader.read(image)
+    assert reading.cards == () and "could not be read" in reading.problems[0]
+
+
+def test_tiny_image(reader):
+    reading = reader.read(np.zeros((1, 1, 3), np.uint8))
+    assert reading.cards == () and "only 1x1 pixels" in reading.problems[0]
+
+
+def test_blank_table_has_no_cards(reader):
+    table = np.full((480, 640, 3), (40, 110, 40), np.uint8)  # green felt, nothing on it
+    reading = reader.read(table, expected=5)
+    assert reading.cards == ()
+    assert any("no cards found" in p for p in reading.problems)
+
+
+def test_grayscale_and_alpha_images_are_accepted(reader, real_photos):
+    photo = cv2.imread(str(sorted((real_photos / "images").glob("*.jpg"))[0]))
+    for image in (cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY), cv2.cvtColor(photo, cv2.COLOR_BGR2BGRA)):
+        reading = reader.read(image)
+        assert (reading.width, reading.height) == (640, 640)
+
+
+def test_huge_photo_is_scaled_and_boxes_come_back_in_its_pixels(reader, real_photos):
+    photo = cv2.imread(str(sorted((real_photos / "images").glob("*.jpg"))[0]))
+    big = cv2.resize(photo, (4000, 3000))
+    reading = reader.read(big)
+    assert (reading.width, reading.height) == (4000, 3000)
+    for seen in reading.cards:
+        for x1, y1, x2, y2 in seen.boxes:
+            assert -50 <= x1 < x2 <= 4050 and -50 <= y1 < y2 <= 3050
+
+
+def test_missing_model_is_a_clear_error(tmp_path):
+    with pytest.raises(ModelMissingError, match="no detector model at"):
+        CardReader(tmp_path / "none.onnx")
