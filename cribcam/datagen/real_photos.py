@@ -1,0 +1,163 @@
+"""The real photos (``shared/real-photos``) in the data set format, split by capture.
+
+Neighbouring frames show the same table, light and often the same cards, so a split by frame
+would put near-copies of validation images into training. Frames are grouped into captures
+and whole captures go to one side. The file names tell the camera and the moment:
+
+* ``IMG_YYYYMMDD_HHMMSS`` (phone, timestamped): a capture is a run of photos each taken at
+  most ``PHONE_GAP`` seconds after the one before. The gaps fall into bursts of 1 to 14 s and
+  pauses of 18 s or more, so 15 s separates them.
+* ``WIN_YYYYMMDD_HH_MM_SS_Pro`` (webcam over a desk): the camera stays put and the cards are
+  moved between frames of a sitting, so a capture is a run with gaps of at most
+  ``WEBCAM_GAP`` seconds (sittings are minutes apart, frames within one 4 to 95 s).
+* ``IMG_NNNN`` (phone, numbered): a run of numbers each at most ``NUMBER_GAP`` after the one
+  before.
+* Anything else is a capture of its own.
+
+Captures are then dealt to validation subset by subset, in a fixed shuffled order, until the
+subset's validation frames reach ``val_fraction`` of its frames: every subset is represented.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from cribcam.datagen import yolo
+
+PHONE_GAP = 15.0
+WEBCAM_GAP = 120.0
+NUMBER_GAP = 2
+
+ATTRIBUTION = """\
+Real photographs of playing cards in this folder (images/, labels/, meta/ from {src}):
+the "Card Detection" data set exported from Roboflow and published in the public GitHub
+repository Ammememe/CardCounterML (commit a0e040bd), licence Creative Commons Attribution 4.0
+International (CC BY 4.0, https://creativecommons.org/licenses/by/4.0/).
+Changes: labels converted to YOLO format, images split into train and val by capture.
+Attribution must be kept wherever these images or anything derived from them is redistributed.
+"""
+
+_PHONE = re.compile(r"IMG_(\d{8})_(\d{6})")
+_WEBCAM = re.compile(r"WIN_(\d{8})_(\d{2})_(\d{2})_(\d{2})")
+_NUMBERED = re.compile(r"IMG_(\d{3,6})_")
+
+
+def _stamp(name: str) -> tuple[str, float, float] | None:
+    """(camera, position, largest gap within one capture) from a file name, if it has them."""
+    if m := _PHONE.search(name):
+        t = datetime.strptime(m[1] + m[2], "%Y%m%d%H%M%S")
+        return "phone", t.timestamp(), PHONE_GAP
+    if m := _WEBCAM.search(name):
+        t = datetime.strptime(m[1] + m[2] + m[3] + m[4], "%Y%m%d%H%M%S")
+        return "webcam", t.timestamp(), WEBCAM_GAP
+    if m := _NUMBERED.search(name):
+        return "numbered", float(m[1]), float(NUMBER_GAP)
+    return None
+
+
+def group_captures(names: list[str]) -> dict[str, str]:
+    """Capture id of every image name (see the module docs for the rule).
+
+    A capture's id is its camera and the name of its first frame.
+    """
+    runs: dict[str, list[tuple[float, float, str]]] = defaultdict(list)
+    capture = {}
+    for name in names:
+        stamp = _stamp(name)
+        if stamp is None:
+            capture[name] = f"single:{name}"
+        else:
+            runs[stamp[0]].append((stamp[1], stamp[2], name))
+    for camera, frames in runs.items():
+        frames.sort()
+        current, last = None, None
+        for position, gap, name in frames:
+            if last is None or position - last > gap:
+                current = f"{camera}:{name}"
+            capture[name] = current
+            last = position
+    return capture
+
+
+def split_captures(subsets: dict[str, str], captures: dict[str, str], val_fraction: float = 0.25,
+                   seed: int = 0) -> dict[str, str]:
+    """"train" or "val" for every image, whole captures at a time.
+
+    Args:
+        subsets: Image name -> subset.
+        captures: Image name -> capture id.
+        val_fraction: Share of each subset's images to put in val, roughly.
+        seed: Seed of the fixed order in which captures are dealt.
+    """
+    frames: dict[str, list[str]] = defaultdict(list)
+    subset_of: dict[str, str] = {}
+    for name, cap in captures.items():
+        frames[cap].append(name)
+        subset_of[cap] = subsets[name]  # a capture comes from one camera, hence one subset
+    by_subset: dict[str, list[str]] = defaultdict(list)
+    for cap in sorted(frames):
+        by_subset[subset_of[cap]].append(cap)
+    rng = np.random.default_rng(seed)
+    val = set()
+    for subset in sorted(by_subset):
+        caps = by_subset[subset]
+        order = [caps[i] for i in rng.permutation(len(caps))]
+        total = sum(len(frames[c]) for c in caps)
+        taken = 0
+        for cap in order[:-1] if len(order) > 1 else []:  # leave training at least one capture
+            if taken >= val_fraction * total:
+                break
+            val.add(cap)
+            taken += len(frames[cap])
+    return {name: "val" if cap in val else "train" for name, cap in captures.items()}
+
+
+def convert(src: Path, out: Path, val_fraction: float = 0.25, force: bool = False) -> dict[str, int]:
+    """Writes the real photos as a data set in ``out``; returns image counts per part.
+
+    Raises:
+        DataSetError: ``src`` lacks labels.json, or ``out`` already holds a data set.
+    """
+    src, out = Path(src), Path(out)
+    labels_file = src / "labels.json"
+    if not labels_file.is_file():
+        raise yolo.DataSetError(f"no labels.json in {src}")
+    if (out / "data.yaml").exists() and not force:
+        raise yolo.DataSetError(f"{out} already holds a data set; choose another folder or pass --force")
+    for name in ("images", "labels", "meta"):
+        shutil.rmtree(out / name, ignore_errors=True)
+    entries = json.loads(labels_file.read_text())
+    captures = group_captures(sorted(entries))
+    parts = split_captures({n: e["subset"] for n, e in entries.items()}, captures, val_fraction)
+    yolo.make_dirs(out, ["train", "val"])
+    counts = {"train": 0, "val": 0}
+    for name, entry in sorted(entries.items()):
+        part, stem = parts[name], Path(name).stem
+        image = src / "images" / name
+        h, w = cv2.imread(str(image), cv2.IMREAD_UNCHANGED).shape[:2]
+        shutil.copyfile(image, out / "images" / part / f"{stem}.jpg")
+        boxes = [(c["card"], tuple(c["box"])) for c in entry["cards"]]
+        (out / "labels" / part / f"{stem}.txt").write_text(yolo.label_lines(boxes, w, h))
+        cards: dict[str, list] = defaultdict(list)
+        for code, box in boxes:
+            cards[code].append({"box": list(box), "labelled": True})
+        yolo.write_json(out / "meta" / part / f"{stem}.json", {
+            "image": f"{stem}.jpg", "source": entry.get("source"), "subset": entry["subset"],
+            "capture": captures[name], "width": w, "height": h, "starter": None,
+            "cards": [{"code": code, "face_up": True, "readable": True, "corners": corners}
+                      for code, corners in sorted(cards.items())]})
+        counts[part] += 1
+    yolo.write_data_yaml(out, {"train": "images/train", "val": "images/val"},
+                         "real card photos (CC BY 4.0, see ATTRIBUTION.txt), split by capture")
+    (out / "ATTRIBUTION.txt").write_text(ATTRIBUTION.format(src=src))
+    yolo.write_json(out / "captures.json", {name: {"capture": captures[name], "part": parts[name]}
+                                            for name in sorted(entries)})
+    return counts

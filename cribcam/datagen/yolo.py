@@ -1,0 +1,80 @@
+"""The on-disk data set format shared by synthetic and real data (ultralytics YOLO detection).
+
+    DIR/images/PART/NAME.jpg   the image
+    DIR/labels/PART/NAME.txt   one line per readable index: class cx cy w h (normalised)
+    DIR/meta/PART/NAME.json    the scene record (cards, outlines, starter, layout, deck)
+    DIR/data.yaml              ultralytics data set file; classes are the 52 card codes
+
+PART is "train", "val", or "test" (held-out designs).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+
+from cribcam.scoring.cards import CARD_CODES
+
+CLASS_OF = {code: i for i, code in enumerate(CARD_CODES)}
+
+
+class DataSetError(ValueError):
+    """A problem with a data set's inputs or output folder, to be told to the user in one line."""
+
+
+def label_lines(boxes: Iterable[tuple[str, tuple[float, float, float, float]]], width: int, height: int) -> str:
+    """YOLO label text for (code, (x1, y1, x2, y2)) pixel boxes in a width x height image."""
+    lines = []
+    for code, (x1, y1, x2, y2) in boxes:
+        cx, cy = (x1 + x2) / 2 / width, (y1 + y2) / 2 / height
+        w, h = (x2 - x1) / width, (y2 - y1) / height
+        lines.append(f"{CLASS_OF[code]} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}\n")
+    return "".join(lines)
+
+
+def read_labels(path: Path, width: int, height: int) -> list[tuple[str, tuple[float, float, float, float]]]:
+    """Reads a YOLO label file back into (code, pixel box) pairs."""
+    out = []
+    for line in Path(path).read_text().splitlines():
+        if not line.strip():
+            continue
+        cls, cx, cy, w, h = line.split()
+        cx, cy, w, h = float(cx) * width, float(cy) * height, float(w) * width, float(h) * height
+        out.append((CARD_CODES[int(cls)], (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)))
+    return out
+
+
+def write_json(path: Path, record: dict) -> None:
+    """Writes a record as compact, key-sorted JSON (the same record gives the same bytes)."""
+    path.write_text(json.dumps(record, sort_keys=True, separators=(",", ":"), default=_plain) + "\n")
+
+
+def _plain(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def write_data_yaml(out: Path, parts: dict[str, str], comment: str) -> None:
+    """Writes ``data.yaml`` for ultralytics.
+
+    Args:
+        out: Data set folder.
+        parts: ultralytics key ("train", "val", "test") -> images folder relative to ``out``.
+        comment: First line, saying what the data set is.
+    """
+    lines = [f"# {comment}", f"path: {out.resolve()}"]
+    lines += [f"{key}: {folder}" for key, folder in parts.items()]
+    lines.append(f"nc: {len(CARD_CODES)}")
+    lines.append("names:")
+    lines += [f"  {i}: {code}" for i, code in enumerate(CARD_CODES)]
+    (out / "data.yaml").write_text("\n".join(lines) + "\n")
+
+
+def make_dirs(out: Path, parts: Iterable[str]) -> None:
+    for part in parts:
+        for kind in ("images", "labels", "meta"):
+            (out / kind / part).mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,69 @@
+"""Real photos: frames grouped into captures, and no capture on both sides of the split."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+
+import pytest
+
+from cribcam.cli.main import main
+from cribcam.datagen.real_photos import group_captures, split_captures
+from cribcam.datagen.yolo import read_labels
+
+
+def test_frames_group_by_camera_and_time():
+    names = ["X__IMG_20220921_193915_jpg.jpg", "X__IMG_20220921_193925_jpg.jpg",  # 10 s: one burst
+             "X__IMG_20220921_194019_jpg.jpg",  # 54 s later: a new capture
+             "X__WIN_20240627_11_36_02_Pro_jpg.jpg", "X__WIN_20240627_11_37_20_Pro_jpg.jpg",  # same sitting
+             "X__WIN_20240627_12_04_16_Pro_jpg.jpg",  # next sitting
+             "X__IMG_7702_JPG.jpg", "X__IMG_7704_JPG.jpg", "X__IMG_7722_JPG.jpg", "odd.jpg"]
+    cap = group_captures(names)
+    assert cap[names[0]] == cap[names[1]] != cap[names[2]]
+    assert cap[names[3]] == cap[names[4]] != cap[names[5]]
+    assert cap[names[6]] == cap[names[7]] != cap[names[8]]
+    assert len(set(cap.values())) == 7
+
+
+@pytest.fixture(scope="module")
+def real(shared_dir):
+    labels = json.loads((shared_dir / "real-photos" / "labels.json").read_text())
+    captures = group_captures(sorted(labels))
+    parts = split_captures({n: e["subset"] for n, e in labels.items()}, captures)
+    return labels, captures, parts
+
+
+def test_no_capture_straddles_the_split(real):
+    _, captures, parts = real
+    sides = defaultdict(set)
+    for name, cap in captures.items():
+        sides[cap].add(parts[name])
+    assert all(len(s) == 1 for s in sides.values())
+    assert len(sides) > 20, "frames were not grouped finely enough to split"
+
+
+def test_every_subset_is_in_validation_at_about_a_quarter(real):
+    labels, _, parts = real
+    per = Counter((labels[n]["subset"], part) for n, part in parts.items())
+    for subset in {e["subset"] for e in labels.values()}:
+        val, train = per[subset, "val"], per[subset, "train"]
+        assert train > 0 and 0.15 <= val / (val + train) <= 0.4, subset
+    assert 0.2 <= sum(p == "val" for p in parts.values()) / len(parts) <= 0.33
+
+
+def test_conversion_keeps_every_box_and_the_attribution(shared_dir, tmp_path, real):
+    labels, _, parts = real
+    out = tmp_path / "real"
+    assert main(["data", "real", "--src", str(shared_dir / "real-photos"), "--out", str(out)]) == 0
+    assert "CC BY 4.0" in (out / "ATTRIBUTION.txt").read_text()
+    name = "CardCounterML__IMG_20220921_193915_jpg.jpg"
+    part, stem = parts[name], name[:-4]
+    assert (out / "images" / part / name).read_bytes() == (shared_dir / "real-photos" / "images" / name).read_bytes()
+    boxes = read_labels(out / "labels" / part / f"{stem}.txt", 640, 640)
+    expected = [(c["card"], c["box"]) for c in labels[name]["cards"]]
+    assert [code for code, _ in boxes] == [code for code, _ in expected]
+    for (_, got), (_, want) in zip(boxes, expected, strict=True):
+        assert got == pytest.approx(want, abs=0.01)
+    assert sum(1 for _ in (out / "labels").rglob("*.txt")) == len(labels)
+    assert sum(len(read_labels(p, 640, 640)) for p in (out / "labels").rglob("*.txt")) == \
+        sum(len(e["cards"]) for e in labels.values())
