@@ -1,0 +1,126 @@
+"""`cribcam data`: build synthetic training data, convert the real photos, draw a contact sheet."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from cribcam.cli.main import UsageError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _default_real_photos() -> Path:
+    shared = Path(os.environ.get("CRIBCAM_SHARED", ROOT.parent / "shared"))
+    return shared / "real-photos"
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "data", help="make training data: synthetic scenes, the real photos, contact sheets",
+        description="Make the card detector's training data in ultralytics YOLO format.")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION")
+    actions.required = True
+
+    build = actions.add_parser(
+        "build", help="render a synthetic data set",
+        description="Render synthetic photos of cribbage hands with a label per readable corner "
+                    "index. The same seed gives the same bytes, whatever the number of workers.")
+    build.add_argument("--out", type=Path, required=True, help="output folder")
+    build.add_argument("--images", type=int, required=True, help="number of images")
+    build.add_argument("--seed", type=int, required=True, help="random seed")
+    build.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
+    build.add_argument("--split", choices=["train", "heldout"], default="train",
+                       help="train: training designs, parts train and val; heldout: the held-out "
+                            "designs only, part test (default train)")
+    build.add_argument("--val-fraction", type=float, default=0.1,
+                       help="share of a train build put in val (default 0.1)")
+    build.add_argument("--imgsz", type=int, default=640, help="image size in pixels (default 640)")
+    build.add_argument("--force", action="store_true", help="replace a data set already in --out")
+    build.set_defaults(handler=run_build)
+
+    preview = actions.add_parser(
+        "preview", help="draw a contact sheet of a data set",
+        description="Draw sample images of a data set with their label boxes and card names.")
+    preview.add_argument("folder", type=Path, help="data set folder (with images/ and labels/)")
+    preview.add_argument("--out", type=Path, required=True, help="PNG file to write")
+    preview.add_argument("--n", type=int, default=16, help="number of images (default 16)")
+    preview.add_argument("--part", default=None, help="only this part: train, val or test")
+    preview.add_argument("--tile", type=int, default=400, help="tile size in pixels (default 400)")
+    preview.set_defaults(handler=run_preview)
+
+    real = actions.add_parser(
+        "real", help="convert the real photos, split by capture",
+        description="Convert the labelled real photos into the data set format, with train and "
+                    "val split by capture (never by frame) and their CC BY 4.0 attribution.")
+    real.add_argument("--out", type=Path, required=True, help="output folder")
+    real.add_argument("--src", type=Path, default=None,
+                      help=f"folder with labels.json and images/ (default {_default_real_photos()})")
+    real.add_argument("--val-fraction", type=float, default=0.25, help="share put in val (default 0.25)")
+    real.add_argument("--force", action="store_true", help="replace a data set already in --out")
+    real.set_defaults(handler=run_real)
+
+
+def _usage_errors(handler):
+    """Turns the data set's user-facing errors into one-line usage errors."""
+    def run(args) -> int:
+        from cribcam.datagen.yolo import DataSetError
+        try:
+            return handler(args)
+        except DataSetError as exc:
+            raise UsageError(str(exc)) from None
+    return run
+
+
+def _check_fraction(value: float) -> None:
+    if not 0.0 <= value < 1.0:
+        raise UsageError(f"--val-fraction must be at least 0 and below 1, not {value}")
+
+
+@_usage_errors
+def run_build(args) -> int:
+    from cribcam.datagen.build import BuildSpec, build, default_workers
+
+    if args.images < 1:
+        raise UsageError("--images must be at least 1")
+    if args.workers is not None and args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if args.imgsz < 64 or args.imgsz % 32:
+        raise UsageError("--imgsz must be a multiple of 32, at least 64")
+    _check_fraction(args.val_fraction)
+    try:
+        from cribcam.datagen.decks import load_decks
+    except ImportError as exc:
+        raise UsageError(f"the deck art module is missing ({exc})") from None
+    decks = load_decks(split=args.split)
+    spec = BuildSpec(args.out, args.images, args.seed, args.split, args.val_fraction, args.imgsz)
+    workers = args.workers or default_workers()
+    summary = build(spec, decks, workers=workers, force=args.force)
+    print(f"{summary['images']} images, {summary['labels']} labels from {len(decks)} {args.split} decks "
+          f"in {summary['seconds']:.1f} s ({summary['images_per_second']:.1f} images/s on {workers} workers) "
+          f"-> {args.out / 'data.yaml'}")
+    return 0
+
+
+@_usage_errors
+def run_preview(args) -> int:
+    from cribcam.datagen.preview import contact_sheet
+
+    if args.n < 1:
+        raise UsageError("--n must be at least 1")
+    n = contact_sheet(args.folder, args.out, args.n, args.part, args.tile)
+    print(f"{n} images -> {args.out}")
+    return 0
+
+
+@_usage_errors
+def run_real(args) -> int:
+    from cribcam.datagen.real_photos import convert
+
+    _check_fraction(args.val_fraction)
+    src = args.src or _default_real_photos()
+    if not (src / "labels.json").is_file():
+        raise UsageError(f"no real photos at {src} (labels.json missing); pass --src")
+    counts = convert(src, args.out, args.val_fraction, force=args.force)
+    print(f"{counts['train']} train and {counts['val']} val images -> {args.out / 'data.yaml'}")
+    return 0
