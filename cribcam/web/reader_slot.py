@@ -76,5 +76,6 @@ class ReaderSlot:
                 "photos cannot be read: the card-reading model on this server could not be "
                 "loaded; type the cards in instead") from None
         self.error = None
-        log.info("card reader loaded from %s", reader.detector.path)
+        log.info("card reader loaded from %s",
+                 getattr(getattr(reader, "detector", None), "path", self.model_path))
         return reader

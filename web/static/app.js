@@ -35,6 +35,7 @@
 
   // ---- cards: display only ---------------------------------------------------------------
 
+  const capitalise = (text) => text.charAt(0).toUpperCase() + text.slice(1);
   const rankLabel = (r) => (r === "T" ? "10" : r);
   const isRed = (code) => code.endsWith("H") || code.endsWith("D");
   const cardName = (code) => `${RANK_NAMES[code[0]]} of ${SUITS[code[1]][1]}`;
@@ -131,7 +132,7 @@
       return;
     }
     if (!state.starter) {
-      showCount(null, "Which card is the starter? Tap it and tick “This card is the starter”, or tap ? to add it.");
+      showCount(null, "Which card is the starter? Tap it and tick “This card is the starter”, or tap ? to add it.", true);
       return;
     }
     body.classList.add("counting");
@@ -141,11 +142,14 @@
     else showCount(null, data.error);
   }
 
-  function showCount(data, error) {
+  // Shows a count, or why there is none: an error from the server, or a guide (what to do next).
+  function showCount(data, error, guide) {
     body.classList.remove("counting");
     lastCount = data;
     $("count-error").hidden = !error;
-    $("count-error").textContent = error || "";
+    $("count-error").textContent = error ? capitalise(error) : "";
+    $("count-error").classList.toggle("error", !guide);
+    $("count-error").classList.toggle("guide", Boolean(guide));
     $("count-empty").hidden = Boolean(data || error);
     const hidden = !data || (state.practice && state.claim === null);
     $("practice-note").hidden = !(data && state.practice && state.claim === null);
@@ -227,8 +231,6 @@
       box.append(note);
     }
   }
-
-  const capitalise = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
   // ---- the claim ---------------------------------------------------------------------------
 
@@ -330,7 +332,7 @@
     };
     const { ok, data } = await postJSON("/api/count", payload);
     if (!ok) {
-      error.textContent = data.error;
+      error.textContent = capitalise(data.error);
       error.hidden = false;
       return;
     }
@@ -414,6 +416,7 @@
     else state.hand[pick.index] = code;
     picker.close();
     hideStarterChoices();
+    $("typed-cards").value = ""; // the chips, not the typed line, are the hand now
     handChanged();
   });
 
@@ -421,6 +424,7 @@
     if (pick.where === "starter") state.starter = null;
     else state.hand.splice(pick.index, 1);
     picker.close();
+    $("typed-cards").value = "";
     handChanged();
   });
   $("picker-cancel").addEventListener("click", () => picker.close());
@@ -429,7 +433,7 @@
 
   function setPhotoStatus(text, isError) {
     const status = $("photo-status");
-    status.textContent = text;
+    status.textContent = capitalise(text);
     status.classList.toggle("error", Boolean(isError));
   }
 
@@ -521,7 +525,8 @@
         b.type = "button";
         b.className = "button";
         b.dataset.starter = t.starter;
-        b.append(miniCards([t.starter]), `: ${t.total}`);
+        b.append(miniCards([t.starter]), ` ${t.total} point${t.total === 1 ? "" : "s"}`);
+        b.setAttribute("aria-label", `${cardName(t.starter)} as the starter: ${t.total}`);
         b.addEventListener("click", () => {
           state.hand = codes.filter((c) => c !== t.starter);
           state.starter = t.starter;
