@@ -1,0 +1,81 @@
+"""Fixtures of the web tests: the app and its test client (as in the Flask tutorial), a stub
+reader for the photo path without a model, a real reader when a model is available, and
+real waitress servers on loopback."""
+
+from __future__ import annotations
+
+import pytest
+
+from cribcam.web import create_app
+from webtools import DATA, LiveServer, StubReader
+
+
+@pytest.fixture
+def app(tmp_path):
+    """The app as it runs with no model installed (an explicit missing path, so the tests
+    mean the same whether or not models/ has one)."""
+    app = create_app({"TESTING": True, "MODEL_PATH": tmp_path / "no-model.onnx"})
+    yield app
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def stub_reader():
+    return StubReader()
+
+
+@pytest.fixture
+def stub_app(stub_reader):
+    return create_app({"TESTING": True}, reader=stub_reader)
+
+
+@pytest.fixture
+def stub_client(stub_app):
+    return stub_app.test_client()
+
+
+_READERS: dict = {}
+
+
+@pytest.fixture
+def model_reader(request):
+    """A real ``CardReader`` on the lead's ``detector_model`` (which skips when there is no
+    model), loaded once per model file."""
+    try:
+        model = request.getfixturevalue("detector_model")
+    except pytest.FixtureLookupError:
+        pytest.skip("no detector_model fixture in tests/conftest.py: no model to read photos with")
+    from cribcam.vision import CardReader
+
+    if model not in _READERS:
+        _READERS[model] = CardReader(model_path=model)
+    return _READERS[model]
+
+
+@pytest.fixture
+def live_server_factory():
+    servers: list[LiveServer] = []
+
+    def start(app) -> LiveServer:
+        server = LiveServer(app)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+@pytest.fixture
+def live_server(app, live_server_factory):
+    """The no-model app on a real server."""
+    return live_server_factory(app)
+
+
+@pytest.fixture(scope="session")
+def photo_bytes() -> bytes:
+    return (DATA / "webcam-5-cards.jpg").read_bytes()

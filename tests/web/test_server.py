@@ -1,0 +1,182 @@
+"""The API over real HTTP on loopback: waitress in a thread, and `cribcam serve` as a process."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import urlsplit
+
+import pytest
+
+from cribcam.scoring import score_hand
+from cribcam.scoring.report import count_report
+
+HAND = {"hand": ["9S", "6D", "5H", "4C"], "starter": "4D", "claim": 12}
+
+
+def request(url: str, method: str = "GET", path: str = "/", body: bytes | None = None,
+            headers: dict | None = None, timeout: float = 30) -> tuple[int, dict, bytes]:
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+    try:
+        connection.request(method, path, body=body, headers=headers or {})
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+    finally:
+        connection.close()
+
+
+def post_json(url: str, path: str, payload) -> tuple[int, dict]:
+    status, _, body = request(url, "POST", path, json.dumps(payload).encode(),
+                              {"Content-Type": "application/json"})
+    return status, json.loads(body)
+
+
+def multipart(data: bytes, **fields) -> tuple[bytes, str]:
+    boundary = "loopbackboundary"
+    body = b"".join(f"--{boundary}\r\nContent-Disposition: form-data; name=\"{k}\"\r\n\r\n{v}\r\n"
+                    .encode() for k, v in fields.items())
+    body += (f"--{boundary}\r\nContent-Disposition: form-data; name=\"image\"; "
+             f"filename=\"hand.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n").encode()
+    return body + data + f"\r\n--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
+
+
+# --- waitress in a thread ------------------------------------------------------------------
+
+
+def test_count_over_http(live_server):
+    status, report = post_json(live_server.url, "/api/count", HAND)
+    assert status == 200
+    assert report == count_report(score_hand(HAND["hand"], "4D"), 12)
+
+
+def test_errors_over_http_are_json(live_server, photo_bytes):
+    assert post_json(live_server.url, "/api/count", {"hand": ["5H"], "starter": "5D"})[0] == 422
+    status, headers, body = request(live_server.url, "POST", "/api/count", b"{oops",
+                                    {"Content-Type": "application/json"})
+    assert status == 400 and headers["Content-Type"] == "application/json"
+    assert "not valid JSON" in json.loads(body)["error"]
+    body, content_type = multipart(photo_bytes)
+    status, _, answer = request(live_server.url, "POST", "/api/read", body,
+                                {"Content-Type": content_type})
+    assert status == 503 and "no card-reading model" in json.loads(answer)["error"]
+    body, content_type = multipart(b"plain text, not a photo")
+    status, _, answer = request(live_server.url, "POST", "/api/read", body,
+                                {"Content-Type": content_type})
+    assert status == 415 and "not an image" in json.loads(answer)["error"]
+
+
+def test_upload_just_over_the_limit_is_a_json_413(live_server):
+    body, content_type = multipart(b"\xff\xd8\xff" + os.urandom(12 * 1024 * 1024 + 1000))
+    status, headers, answer = request(live_server.url, "POST", "/api/read", body,
+                                      {"Content-Type": content_type})
+    assert status == 413
+    assert json.loads(answer) == {"error": "the upload is larger than the 12 MB limit: "
+                                           "send a smaller photo"}
+
+
+def test_huge_upload_is_refused_before_its_body_is_read(live_server):
+    # 200 MB announced: waitress refuses it from the headers and reads none of it.
+    parts = urlsplit(live_server.url)
+    with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
+        sock.sendall(b"POST /api/read HTTP/1.1\r\nHost: localhost\r\n"
+                     b"Content-Type: multipart/form-data; boundary=x\r\n"
+                     b"Content-Length: 209715200\r\n\r\n")
+        answer = sock.recv(4096)
+    assert answer.startswith(b"HTTP/1.1 413")
+
+
+def test_concurrent_requests_on_keep_alive_connections(live_server):
+    def worker(n: int) -> list[int]:
+        parts = urlsplit(live_server.url)
+        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+        statuses = []
+        for i in range(15):
+            claim = (n + i) % 20
+            connection.request("POST", "/api/count", json.dumps({**HAND, "claim": claim}),
+                               {"Content-Type": "application/json"})
+            response = connection.getresponse()
+            report = json.loads(response.read())
+            assert report["claimed"] == claim
+            statuses.append(response.status)
+        connection.close()
+        return statuses
+
+    with ThreadPoolExecutor(8) as pool:
+        results = [s for statuses in pool.map(worker, range(8)) for s in statuses]
+    assert results == [200] * 120
+
+
+def test_page_and_assets_over_http(live_server):
+    status, headers, body = request(live_server.url)
+    assert status == 200 and headers["Content-Type"].startswith("text/html")
+    assert b'capture="environment"' in body
+    for asset in ("/static/app.js", "/static/style.css"):
+        assert request(live_server.url, path=asset)[0] == 200
+
+
+# --- `cribcam serve` ---------------------------------------------------------------------
+
+
+def serve(*args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "cribcam", "serve", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_cribcam_serve_runs_the_app_on_loopback(tmp_path):
+    process = serve("--port", "0", "--threads", "2")
+    try:
+        line = process.stdout.readline()
+        assert line.startswith("cribcam serve: http://127.0.0.1:"), line + process.stderr.read()
+        url = line.split()[2]
+        assert request(url)[0] == 200
+        status, _, body = request(url, path="/api/status")
+        assert status == 200 and "model" in json.loads(body)
+        status, report = post_json(url, "/api/count", HAND)
+        assert status == 200 and report["total"] == 14
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            assert process.wait(timeout=20) == 0
+        finally:
+            process.kill()
+            process.communicate()
+
+
+@pytest.mark.parametrize("args,words", [
+    (["--model", "/no/such/model.onnx"], "no such model file: /no/such/model.onnx"),
+    (["--port", "70000"], "--port 70000 is not a port number"),
+    (["--threads", "0"], "--threads 0: choose 1 to 64"),
+    (["--port", "eight"], "invalid int value"),
+])
+def test_cribcam_serve_usage_errors_are_one_line(args, words):
+    process = serve(*args)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 2
+    assert words in err and "Traceback" not in err
+
+
+def test_cribcam_serve_says_when_the_port_is_taken():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        process = serve("--port", str(port))
+        out, err = process.communicate(timeout=60)
+    assert process.returncode == 2
+    assert f"cannot listen on 127.0.0.1 port {port}" in err and "Traceback" not in err
+
+
+def test_cribcam_serve_with_a_damaged_model_refuses_to_start(tmp_path):
+    model = tmp_path / "broken.onnx"
+    model.write_bytes(b"not a model")
+    process = serve("--model", str(model), "--port", "0")
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 2 and "could not be loaded" in err

@@ -1,0 +1,70 @@
+"""Helpers of the web tests (a module of its own: every conftest.py is named "conftest")."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from cribcam.vision.reading import Reading, SeenCard
+from cribcam.web.server import make_server, server_url
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "photos"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+PHOTOS = sorted(DATA.glob("*.jpg"))
+LABELS = json.loads((DATA / "labels.json").read_text())
+
+
+class StubReader:
+    """Stands in for ``CardReader``: "reads" the given cards, laid out left to right.
+
+    It records each call, so tests can see what the API asked of it.
+    """
+
+    def __init__(self, cards=("AS", "QH", "KC", "AC", "QS"), starter=None, problems=()):
+        self.cards, self.starter, self.problems = list(cards), starter, tuple(problems)
+        self.calls: list[tuple[tuple[int, ...], int | None]] = []
+        self.lock = threading.Lock()
+
+    def read(self, image, expected=None) -> Reading:
+        with self.lock:
+            self.calls.append((image.shape, expected))
+        height, width = image.shape[:2]
+        step = width / (len(self.cards) + 1)
+        seen = tuple(
+            SeenCard(card, 0.9, ((step * (i + 0.6), height * 0.3, step * (i + 1.2), height * 0.45),))
+            for i, card in enumerate(self.cards))
+        return Reading(seen, self.starter, self.problems, width, height)
+
+
+class LiveServer:
+    """A waitress server on a free loopback port, run in a thread of this process."""
+
+    def __init__(self, app, threads: int = 4):
+        self.app = app
+        self.server = make_server(app, "127.0.0.1", 0, threads)
+        self.url = server_url(self.server).rstrip("/")
+        self.port = self.server.effective_port
+        self.thread = threading.Thread(target=self.server.run, daemon=True, name="live-server")
+        self.thread.start()
+
+    def close(self) -> None:
+        # Let the request threads finish, then close every socket from the loop's own thread
+        # (closing them from here races with its select()), which ends the loop.
+        self.server.task_dispatcher.shutdown(timeout=5)
+
+        def close_all():
+            for channel in list(self.server._map.values()):
+                channel.close()
+
+        self.server.trigger.pull_trigger(close_all)
+        self.thread.join(timeout=5)
+
+
+def encode(image: np.ndarray, ext: str = ".jpg", params=()) -> bytes:
+    ok, data = cv2.imencode(ext, image, list(params))
+    assert ok
+    return data.tobytes()
