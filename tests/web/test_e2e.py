@@ -1,0 +1,425 @@
+"""End to end in a real browser: Debian's Chromium, headless, driven by Playwright.
+
+The app runs under waitress on a free loopback port; the page is used as a player uses it:
+type or photograph a hand, read the count off the page, fix a card, claim a total and see
+the muggins verdict. Screenshots go to test-artifacts/web/ (look at them).
+
+Chromium comes from Debian (`apt-get install chromium`, see .ci/install-system-packages);
+Playwright drives it as it is and downloads no browser of its own.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from cribcam.scoring import score_hand
+from cribcam.web import create_app
+
+from test_images import with_exif_orientation
+from webtools import ARTIFACTS, DATA, LABELS, StubReader, encode
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (the test extra)")
+expect = sync_api.expect
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SHOTS = ARTIFACTS / "web"
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+# speechSynthesis replaced by a recorder: headless Chromium has no voices to speak with.
+SPEECH_RECORDER = """
+window.__spoken = [];
+window.SpeechSynthesisUtterance = class { constructor(text) { this.text = text; } };
+Object.defineProperty(window, "speechSynthesis", {configurable: true, value: {
+  speak(u) { window.__spoken.push(u.text); }, cancel() {} }});
+"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}: run `bash .ci/install-system-packages` "
+                    f"(Debian's chromium package)")
+    playwright = sync_api.sync_playwright().start()
+    try:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    except Exception:
+        playwright.stop()
+        raise
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    yield browser
+    browser.close()
+    playwright.stop()
+
+
+class Page:
+    """A browser tab on one server, recording what should never happen."""
+
+    def __init__(self, browser, url: str, viewport: dict):
+        self.url = url
+        self.context = browser.new_context(viewport=viewport, service_workers="block",
+                                           has_touch=viewport is PHONE,
+                                           is_mobile=viewport is PHONE)
+        self.elsewhere: list[str] = []
+        self.errors: list[str] = []
+        self.context.route("**/*", self._route)
+        self.page = self.context.new_page()
+        self.page.add_init_script(SPEECH_RECORDER)
+        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        self.page.on("console", self._console)
+        self.page.goto(url + "/")
+        expect(self.page.locator("body.ready")).to_have_count(1)
+
+    def _route(self, route):
+        if route.request.url.startswith(self.url + "/"):
+            route.continue_()
+        else:
+            self.elsewhere.append(route.request.url)
+            route.abort()
+
+    def _console(self, message):
+        # 4xx/5xx answers the page handles are logged by Chromium as "Failed to load resource".
+        if message.type == "error" and "Failed to load resource" not in message.text:
+            self.errors.append(message.text)
+
+    def shot(self, name: str) -> None:
+        self.page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+    def close(self) -> None:
+        self.context.close()
+        assert self.elsewhere == [], f"the page asked for things off this server: {self.elsewhere}"
+        assert self.errors == [], f"errors in the page: {self.errors}"
+
+
+@pytest.fixture
+def open_page(browser, live_server_factory):
+    pages: list[Page] = []
+
+    def open_(app=None, viewport=DESKTOP) -> Page:
+        server = live_server_factory(app or create_app({"MODEL_PATH": "/nonexistent/model.onnx"}))
+        page = Page(browser, server.url, viewport)
+        pages.append(page)
+        return page
+
+    yield open_
+    for page in pages:
+        page.close()
+
+
+# --- helpers: what a player does ---------------------------------------------------------
+
+
+def type_cards(page, text: str) -> None:
+    page.fill("#typed-cards", text)
+    page.click("#type-form button[type=submit]")
+
+
+def total(page) -> sync_api.Locator:
+    return page.locator("#total")
+
+
+def hand_chips(page) -> list[str]:
+    return page.locator("#hand-chips .chip[data-card]").evaluate_all(
+        "chips => chips.map(c => c.dataset.card)")
+
+
+def starter_chip(page) -> str | None:
+    chip = page.locator("#starter-chips .chip[data-card]")
+    return chip.get_attribute("data-card") if chip.count() else None
+
+
+def pick(page, code: str, starter: bool | None = None) -> None:
+    """In the open picker, choose ``code`` (and tick or untick "starter"), then OK."""
+    page.click(f'#picker-ranks button[data-rank="{code[0]}"]')
+    page.click(f'#picker-suits button[data-suit="{code[1]}"]')
+    if starter is not None:
+        page.locator("#picker-starter").set_checked(starter)
+    page.click("#picker-ok")
+    expect(page.locator("#picker")).not_to_be_visible()
+
+
+def change_card(page, old: str, new: str, starter: bool | None = None) -> None:
+    page.click(f'.chip[data-card="{old}"]')
+    expect(page.locator("#picker")).to_be_visible()
+    pick(page, new, starter)
+
+
+def settle(page, hand: list[str], starter: str) -> None:
+    """Fixes the chips until they hold ``hand`` and ``starter``, as a player fixes misreads."""
+    truth = set(hand) | {starter}
+    shown = hand_chips(page) + ([starter_chip(page)] if starter_chip(page) else [])
+    wrong = [c for c in shown if c not in truth]
+    missing = [c for c in sorted(truth) if c not in shown]
+    while wrong and missing:
+        change_card(page, wrong.pop(), missing.pop())
+    for code in missing:
+        page.click("#hand-chips .chip.empty")
+        pick(page, code, starter=False)
+    for code in wrong:
+        page.click(f'.chip[data-card="{code}"]')
+        page.click("#picker-remove")
+    if starter_chip(page) != starter:
+        change_card(page, starter, starter, starter=True)
+    assert sorted(hand_chips(page)) == sorted(hand) and starter_chip(page) == starter
+
+
+def claim(page, points: int) -> None:
+    page.fill("#claim", str(points))
+    page.click("#claim-form button[type=submit]")
+
+
+def expected_total(hand, starter, **kwargs) -> str:
+    return str(score_hand(hand, starter, **kwargs).total)
+
+
+# --- typing, fixing, claiming ------------------------------------------------------------
+
+
+def test_typed_hand_is_counted_itemized_and_spoken(open_page):
+    tab = open_page()
+    page = tab.page
+    expect(page.locator("#model-note")).to_contain_text("no card-reading model is installed")
+    type_cards(page, "5h 5c 5s jd 5d")
+    expect(total(page)).to_have_text("29")
+    assert hand_chips(page) == ["5H", "5C", "5S", "JD"] and starter_chip(page) == "5D"
+    expect(page.locator("#items tr")).to_have_count(15)
+    expect(page.locator("#spoken")).to_contain_text("a double pair royal is 28 and his nobs is 29")
+    page.click("#speak-button")
+    spoken = score_hand(["5H", "5C", "5S", "JD"], "5D").spoken
+    assert page.evaluate("window.__spoken") == [spoken]
+    tab.shot("01-typed-hand-desktop")
+
+
+def test_fixing_a_card_and_the_starter_updates_the_count(open_page):
+    tab = open_page()
+    page = tab.page
+    type_cards(page, "5H 5C 5S JD 5D")
+    expect(total(page)).to_have_text("29")
+    page.click('.chip[data-card="JD"]')
+    expect(page.locator("#picker")).to_be_visible()
+    page.click('#picker-ranks button[data-rank="Q"]')
+    expect(page.locator("#picker-preview")).to_have_text("Q♦")
+    tab.shot("02-picker-desktop")
+    page.click("#picker-ok")
+    expect(total(page)).to_have_text(expected_total(["5H", "5C", "5S", "QD"], "5D"))  # 28: no nobs
+    assert hand_chips(page) == ["5H", "5C", "5S", "QD"]
+
+    change_card(page, "5C", "4C")
+    expect(total(page)).to_have_text(expected_total(["5H", "4C", "5S", "QD"], "5D"))
+    # The starter is the 4C, not the 5D: the cards swap places.
+    change_card(page, "4C", "4C", starter=True)
+    assert starter_chip(page) == "4C" and sorted(hand_chips(page)) == ["5D", "5H", "5S", "QD"]
+    expect(total(page)).to_have_text(expected_total(["5H", "5D", "5S", "QD"], "4C"))
+
+    # A card already in play is refused in the picker.
+    page.click('.chip[data-card="QD"]')
+    page.click('#picker-ranks button[data-rank="5"]')
+    page.click('#picker-suits button[data-suit="H"]')
+    page.click("#picker-ok")
+    expect(page.locator("#picker-error")).to_contain_text("5♥ is already in play")
+    page.click("#picker-cancel")
+    assert sorted(hand_chips(page)) == ["5D", "5H", "5S", "QD"]
+
+
+def test_muggins_checker_says_correct_muggins_or_overclaimed(open_page):
+    tab = open_page()
+    page = tab.page
+    type_cards(page, "5H 5C 5S JD 5D")
+    expect(total(page)).to_have_text("29")
+    verdict = page.locator("#verdict")
+
+    claim(page, 24)
+    expect(verdict).to_have_attribute("data-verdict", "muggins")
+    expect(verdict).to_contain_text("Muggins! 5 points overlooked")
+    expect(verdict).to_contain_text("the opponent may peg 5")
+    expect(page.locator("#verdict .overlooked li")).to_have_count(3)
+    expect(page.locator("#verdict .overlooked li").first).to_contain_text("his nobs")
+    tab.shot("03-muggins-desktop")
+
+    claim(page, 31)
+    expect(verdict).to_have_attribute("data-verdict", "overclaim")
+    expect(verdict).to_contain_text("Over-claimed by 2")
+    claim(page, 29)
+    expect(verdict).to_have_attribute("data-verdict", "correct")
+    expect(verdict).to_contain_text("Correct: the hand is 29.")
+
+    # Fixing a card re-judges the same claim at once: 29 is now over-claimed by 1.
+    change_card(page, "JD", "QD")
+    expect(total(page)).to_have_text("28")
+    expect(verdict).to_have_attribute("data-verdict", "overclaim")
+    expect(verdict).to_contain_text("Over-claimed by 1")
+    tab.shot("04-overclaim-desktop")
+
+
+def test_count_it_yourself_first_hides_the_count_until_a_claim(open_page):
+    tab = open_page()
+    page = tab.page
+    page.check("#practice")
+    type_cards(page, "9S 6D 5H 4C 4D")
+    expect(page.locator("#practice-note")).to_be_visible()
+    expect(page.locator("#count")).to_be_hidden()
+    tab.shot("05-practice-hidden-desktop")
+    claim(page, 12)
+    expect(page.locator("#count")).to_be_visible()
+    expect(total(page)).to_have_text("14")
+    expect(page.locator("#verdict")).to_contain_text("2 points overlooked")
+    tab.shot("06-practice-revealed-desktop")
+    # A new hand is counted afresh: the count hides again.
+    change_card(page, "9S", "TS")
+    expect(page.locator("#count")).to_be_hidden()
+    expect(page.locator("#claim")).to_have_value("")
+
+
+def test_crib_and_five_card_switches_recount_at_once(open_page):
+    tab = open_page()
+    page = tab.page
+    type_cards(page, "2H 4H 8H QH KS")
+    hand = ["2H", "4H", "8H", "QH"]
+    expect(total(page)).to_have_text(expected_total(hand, "KS"))
+    page.click("label:has(input[name=what][value=crib])")
+    expect(page.locator("#total-label")).to_have_text("Crib total")
+    expect(total(page)).to_have_text(expected_total(hand, "KS", crib=True))
+    page.click("label:has(input[name=what][value=hand])")
+    page.click("label:has(input[name=variant][value=five-card])")
+    expect(page.locator("#count-error")).to_contain_text(
+        "4 cards given; a five-card cribbage hand needs 3 plus the starter")
+    expect(page.locator("#count")).to_be_hidden()
+    tab.shot("07-five-card-error-desktop")
+    page.click('.chip[data-card="QH"]')
+    page.click("#picker-remove")
+    expect(total(page)).to_have_text(expected_total(hand[:3], "KS", variant="five-card"))
+    expect(page.locator("#count-error")).to_be_hidden()
+
+
+def test_typing_mistakes_are_explained(open_page):
+    tab = open_page()
+    page = tab.page
+    type_cards(page, "5H 5C 5X JD 5D")
+    expect(page.locator("#type-error")).to_contain_text("'5X' is not a card")
+    type_cards(page, "5H 5C 5H JD 5D")
+    expect(page.locator("#type-error")).to_contain_text("5H appears twice")
+
+
+def test_cards_entered_one_by_one_with_the_picker(open_page):
+    tab = open_page()
+    page = tab.page
+    for code in ["7C", "8C", "8D", "9H"]:
+        page.click("#hand-chips .chip.empty")
+        pick(page, code)
+    expect(page.locator("#count-error")).to_contain_text("Which card is the starter?")
+    page.click("#starter-chips .chip.empty")
+    pick(page, "8S")
+    expect(total(page)).to_have_text(expected_total(["7C", "8C", "8D", "9H"], "8S"))
+
+
+# --- photos ------------------------------------------------------------------------------
+
+
+def test_photo_without_a_model_shows_the_503_message(open_page):
+    tab = open_page()
+    page = tab.page
+    page.set_input_files("#file-input", str(DATA / "webcam-5-cards.jpg"))
+    expect(page.locator("#photo-status")).to_contain_text(
+        "Photos cannot be read: no card-reading model is installed on this server")
+    expect(page.locator("#photo-status")).to_have_class("status error")
+    tab.shot("08-photo-no-model-desktop")
+    # Typing still works.
+    type_cards(page, "AS QH KC AC QS")
+    expect(total(page)).to_have_text(expected_total(["AS", "QH", "KC", "AC"], "QS"))
+
+
+def test_a_file_that_is_not_a_photo_is_explained(open_page):
+    page = open_page().page
+    page.set_input_files("#file-input", files=[{"name": "hand.jpg", "mimeType": "image/jpeg",
+                                                "buffer": b"this is a text file named hand.jpg"}])
+    expect(page.locator("#photo-status")).to_contain_text("The file is not an image")
+
+
+def test_photo_read_then_fixed_then_claimed(open_page):
+    # A reading with one card misread (QC for the QS) and no starter found.
+    reader = StubReader(cards=["AS", "QH", "KC", "AC", "QC"],
+                        problems=["could not tell which card is the starter: set it a little "
+                                  "apart, or name it"])
+    tab = open_page(create_app({"TESTING": True}, reader=reader))
+    page = tab.page
+    page.set_input_files("#camera-input", str(DATA / "webcam-5-cards.jpg"))
+    expect(page.locator("#photo-status")).to_contain_text("5 cards read")
+    expect(page.locator("#photo")).to_have_attribute("src", re.compile(r"^data:image/jpeg;base64,"))
+    assert page.evaluate("document.getElementById('photo').naturalWidth") == 640
+    expect(page.locator("#problems")).to_contain_text("Could not tell which card is the starter")
+    expect(page.locator("#starter-choice-buttons button")).to_have_count(5)
+    tab.shot("09-photo-read-desktop")
+    page.click('#starter-choice-buttons button[data-starter="QC"]')
+    assert starter_chip(page) == "QC"
+    expect(total(page)).to_have_text(expected_total(["AS", "QH", "KC", "AC"], "QC"))
+    change_card(page, "QC", "QS", starter=True)  # the misread
+    hand = ["AS", "QH", "KC", "AC"]
+    expect(total(page)).to_have_text(expected_total(hand, "QS"))
+    claim(page, 2)
+    true_total = score_hand(hand, "QS").total
+    expect(page.locator("#verdict")).to_have_attribute(
+        "data-verdict", "correct" if true_total == 2 else "muggins" if true_total > 2 else "overclaim")
+    tab.shot("10-photo-fixed-claimed-desktop")
+
+
+def test_a_big_sideways_phone_photo_is_shrunk_and_turned_upright_before_upload(open_page):
+    reader = StubReader(cards=["AS", "QH", "KC", "AC", "QS"], starter="QS")
+    tab = open_page(create_app({"TESTING": True}, reader=reader))
+    page = tab.page
+    photo = cv2.resize(cv2.imread(str(DATA / "webcam-5-cards.jpg")), (4000, 3000))
+    photo = cv2.add(photo, np.random.default_rng(1).integers(0, 24, photo.shape, np.uint8))
+    stored = with_exif_orientation(encode(photo, ".jpg", [cv2.IMWRITE_JPEG_QUALITY, 85]), 6)
+    assert 1.5e6 < len(stored) < 12e6
+    page.set_input_files("#file-input", files=[{"name": "IMG_1234.JPG", "mimeType": "image/jpeg",
+                                                "buffer": stored}])
+    expect(total(page)).to_have_text(expected_total(["AS", "QH", "KC", "AC"], "QS"))
+    shape, expected = reader.calls[-1]
+    assert shape == (1920, 1440, 3) and expected == 5  # portrait: EXIF 6 applied, 1920 at most
+
+
+def test_photo_read_by_the_real_model(open_page, model_reader):
+    labels = LABELS["webcam-5-cards.jpg"]["cards"]
+    tab = open_page(create_app({"TESTING": True}, reader=model_reader))
+    page = tab.page
+    page.set_input_files("#file-input", str(DATA / "webcam-5-cards.jpg"))
+    expect(page.locator("#photo-status")).not_to_contain_text("Reading the cards", timeout=60_000)
+    expect(page.locator("#photo-status")).not_to_have_class("status error")
+    expect(page.locator("#photo-figure")).to_be_visible()
+    tab.shot("11-photo-real-model-desktop")
+    hand, starter = [c for c in labels if c != "QS"], "QS"
+    settle(page, hand, starter)
+    expect(total(page)).to_have_text(expected_total(hand, starter))
+    claim(page, 0)
+    expect(page.locator("#verdict")).to_be_visible()
+    tab.shot("12-photo-real-model-fixed-desktop")
+
+
+# --- phone -------------------------------------------------------------------------------
+
+
+def test_phone_width_layout(open_page):
+    tab = open_page(viewport=PHONE)
+    page = tab.page
+    type_cards(page, "5H 5C 5S JD 5D")
+    expect(total(page)).to_have_text("29")
+    claim(page, 28)
+    expect(page.locator("#verdict")).to_contain_text("Muggins! 1 point overlooked")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    for selector in ("#camera-input + label, label[for=camera-input]", "#hand-chips", "#claim"):
+        box = page.locator(selector).first.bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+    tab.shot("13-phone")
+    page.click('.chip[data-card="JD"]')
+    dialog = page.locator("#picker").bounding_box()
+    assert dialog["x"] >= 0 and dialog["x"] + dialog["width"] <= PHONE["width"]
+    assert dialog["y"] >= 0 and dialog["y"] + dialog["height"] <= PHONE["height"]
+    page.screenshot(path=str(SHOTS / "14-phone-picker.png"))
+    page.click("#picker-cancel")
