@@ -92,37 +92,45 @@ def restyle(bgra: np.ndarray, look: dict) -> np.ndarray:
 
 
 def _light_field(rng, size: int) -> tuple[np.ndarray, list[str]]:
-    """Multiplicative light over the frame: uneven light, vignetting, a soft cast shadow."""
+    """Multiplicative light over the frame: uneven light, vignetting, a soft cast shadow.
+
+    All of it is smooth, so it is drawn at an eighth of the size and scaled up.
+    """
     effects = []
-    gain = np.ones((size, size), np.float32)
+    small = max(size // 8, 8)
+    gain = np.ones((small, small), np.float32)
     if rng.random() < 0.7:
-        gain += float(rng.uniform(0.1, 0.45)) * smooth_noise(rng, (size, size), (3, 3))
+        gain += float(rng.uniform(0.1, 0.45)) * smooth_noise(rng, (small, small), (3, 3))
         effects.append("uneven_light")
     if rng.random() < 0.4:
-        yy, xx = np.mgrid[0:size, 0:size].astype(np.float32) / size - 0.5
+        yy, xx = np.mgrid[0:small, 0:small].astype(np.float32) / small - 0.5
         gain *= 1.0 - float(rng.uniform(0.2, 0.7)) * (xx * xx + yy * yy)
         effects.append("vignette")
     if rng.random() < 0.25:
-        # The shadow of a phone or a head: a dark blob with a soft edge.
-        small = np.zeros((64, 64), np.float32)
-        pts = rng.uniform(-20, 84, (int(rng.integers(3, 7)), 2)).astype(np.int32)
-        cv2.fillConvexPoly(small, cv2.convexHull(pts), 1.0)
-        small = cv2.GaussianBlur(small, (0, 0), float(rng.uniform(2, 8)))
-        gain *= 1.0 - float(rng.uniform(0.25, 0.55)) * cv2.resize(small, (size, size))
+        # The shadow of a phone or a head: a dark polygon with a soft edge.
+        shadow = np.zeros((small, small), np.float32)
+        pts = (rng.uniform(-0.3, 1.3, (int(rng.integers(3, 7)), 2)) * small).astype(np.int32)
+        cv2.fillConvexPoly(shadow, cv2.convexHull(pts), 1.0)
+        shadow = cv2.GaussianBlur(shadow, (0, 0), float(rng.uniform(0.03, 0.12)) * small)
+        gain *= 1.0 - float(rng.uniform(0.25, 0.55)) * shadow
         effects.append("shadow")
-    return gain, effects
+    return cv2.resize(gain, (size, size), interpolation=cv2.INTER_LINEAR), effects
 
 
-def _glare(rng, size: int, card_mask: np.ndarray) -> np.ndarray:
-    """A specular highlight on the glossy cards (never on the cloth): an added soft blob."""
+def _glare(rng, size: int, card_mask: np.ndarray) -> np.ndarray | None:
+    """A specular highlight on the glossy cards (never on the cloth), to add; None if no card
+    is big enough to catch one."""
     ys, xs = np.nonzero(card_mask[::8, ::8])
+    if len(ys) == 0:
+        return None
     k = int(rng.integers(len(ys)))
     small = size // 8
     sx, sy = rng.uniform(0.03, 0.2, 2) * small
     yy, xx = np.ogrid[0:small, 0:small]
     blob = np.exp(-(((xx - xs[k]) / sx) ** 2 + ((yy - ys[k]) / sy) ** 2)).astype(np.float32)
     blob = cv2.resize(blob, (size, size), interpolation=cv2.INTER_LINEAR)
-    return float(rng.uniform(50, 150)) * blob * card_mask
+    glare = cv2.multiply(blob, card_mask, scale=float(rng.uniform(50, 150)))
+    return cv2.merge([glare, glare, glare])
 
 
 def _colour_matrix(rng) -> tuple[np.ndarray, list[str]]:
@@ -197,18 +205,19 @@ def photograph(rng: np.random.Generator, canvas: np.ndarray, card_mask: np.ndarr
         The photo as BGR uint8 and the names of the effects applied.
     """
     size = canvas.shape[0]
+    # The colour matrix is linear, so it can go first, on the uint8 image (saturating).
+    matrix, colour_effects = _colour_matrix(rng)
+    img = cv2.transform(canvas, matrix)
     gain, effects = _light_field(rng, size)
     if shadows is not None:
         gain *= shadows
-    image = canvas.astype(np.float32)
-    image *= gain[..., None]
-    if rng.random() < 0.3 and card_mask.any():
-        image += _glare(rng, size, card_mask)[..., None]
-        effects.append("glare")
-    matrix, colour_effects = _colour_matrix(rng)
+    img = cv2.multiply(img, cv2.merge([gain, gain, gain]), dtype=cv2.CV_8U)
+    if rng.random() < 0.3:
+        glare = _glare(rng, size, card_mask)
+        if glare is not None:
+            img = cv2.add(img, glare, dtype=cv2.CV_8U)
+            effects.append("glare")
     effects += colour_effects
-    image = cv2.transform(image, matrix)
-    img = np.clip(image, 0, 255, out=image).astype(np.uint8)
     if rng.random() < 0.4:
         gamma = float(rng.uniform(0.6, 1.6))
         img = cv2.LUT(img, (255.0 * (np.arange(256) / 255.0) ** gamma).astype(np.uint8))

@@ -8,6 +8,18 @@ A printed index is labelled when at least ``READABLE`` of its box area is in the
 owned by its own card on the owner map, i.e. neither covered by anything on top nor cut off by
 the frame's edge. At 85 % the rank and suit can still be read; a card edge or a finger over a
 larger part of the box hides enough of one of them to make the reading a guess.
+
+The record of a scene (written beside each image as JSON) holds:
+
+* ``layout``: the layout kind; ``starter``: the starter's code, or null.
+* ``deck``, ``deck_split``, ``look``: the design, its split, and its repainting.
+* ``cards``: every card in the scene, bottom to top: ``code`` (null when face down),
+  ``face_up``, ``role`` (hand, crib, starter, pack, table), ``polygon`` (its four corners in
+  image pixels, null if behind the camera), ``visible_fraction`` (share of its area in view and
+  uncovered); for face-up cards also ``corners`` (each index's ``quad`` in image pixels, the
+  share ``seen``, and whether it is ``labelled``) and ``readable`` (any corner labelled).
+* ``distractors``: kind and outline of everything else on the table.
+* ``camera``, ``surface``, ``effects``, ``jpeg_quality``: how the photo was taken.
 """
 
 from __future__ import annotations
@@ -112,8 +124,7 @@ def _surface(rng, camera: Camera, assets: Assets, centre: tuple[float, float]) -
     size = camera.size
     canvas = cv2.warpPerspective(tex, camera.table() @ tex_to_table, (size, size), flags=cv2.INTER_LINEAR,
                                  borderMode=cv2.BORDER_REFLECT_101)
-    tint = tuple(float(g) for g in rng.uniform(0.85, 1.15, 3)) + (1.0,)
-    return cv2.multiply(canvas, tint), kind
+    return canvas, kind
 
 
 def _round(points: np.ndarray) -> list | None:
@@ -128,17 +139,19 @@ def _polygon_area(poly: np.ndarray) -> float:
 def _read_cards(placed: list[Placed], deck: PreparedDeck, owner: np.ndarray) -> tuple[list[Label], list[dict]]:
     """Labels of the readable indices, and the record of every card (face up or down)."""
     size = owner.shape[0]
+    pixels = np.bincount(owner.ravel(), minlength=256)  # pixels shown of each object
     labels, records = [], []
     for p in placed:
         outline = p.outline()
         area = _polygon_area(outline) if np.isfinite(outline).all() else 0.0
-        shown = min(np.count_nonzero(owner == p.oid) / area, 1.0) if area > 0 else 0.0
+        shown = min(pixels[p.oid] / area, 1.0) if area > 0 else 0.0
         record = {"code": p.item.code, "face_up": p.item.kind == "card", "role": p.item.role,
                   "polygon": _round(outline), "visible_fraction": round(shown, 3)}
         if p.item.kind == "card":
             corners = []
-            for x1, y1, x2, y2 in deck.corners[p.item.code] / p.level_scale:
-                quad = p.project(np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]]))
+            x1, y1, x2, y2 = (deck.corners[p.item.code] / p.level_scale).T
+            quads = p.project(np.stack([x1, y1, x2, y1, x2, y2, x1, y2], axis=1).reshape(-1, 2)).reshape(-1, 4, 2)
+            for quad in quads:
                 seen = seen_fraction(quad, owner, p.oid)
                 labelled = False
                 if seen >= READABLE:
@@ -179,7 +192,8 @@ def compose(rng: np.random.Generator, layout: Layout, camera: Camera, deck: Prep
         h, w = sprite.shape[:2]
         bend = None
         if item.kind == "card" and rng.random() < CURL:
-            bend = (int(rng.integers(2)), int(rng.integers(2)), float(rng.uniform(4, 16)), float(rng.uniform(0.8, 1.1)))
+            axis, side = int(rng.integers(2)), int(rng.integers(2))
+            bend = (axis, side, float(rng.uniform(3, 10)), float(rng.uniform(0.9, 1.05)))
         p = place(camera, item, oid, w, h, bend, deck.width / w if item.kind == "card" else 1.0)
         paint(canvas, owner, sprite, p)
         placed.append(p)

@@ -37,20 +37,22 @@ def _colourise(shade: np.ndarray, colour) -> np.ndarray:
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
-def _wood(rng, size: int) -> np.ndarray:
-    """Planks with growth rings and fine grain running along x."""
+def _wood(rng, size: int, height: int | None = None) -> np.ndarray:
+    """Planks with growth rings and fine grain running along x; ``size`` wide, ``height`` high
+    (square by default)."""
+    h, w = height or size, size
     palette = [(70, 120, 170), (45, 85, 135), (30, 55, 90), (110, 160, 200), (60, 100, 150), (25, 40, 60)]
     colour = np.array(palette[rng.integers(len(palette))], np.float32) * rng.uniform(0.85, 1.15, 3)
-    y = np.arange(size, dtype=np.float32)[:, None]
+    y = np.arange(h, dtype=np.float32)[:, None]
     plank = float(rng.uniform(180, 420))
     index = np.floor(y / plank)
     # Each plank gets its own ring phase; rings wander with a smooth field.
     phase = (index * 97.31) % 1.0 * 2 * math.pi
-    wander = smooth_noise(rng, (size, size), (6, 3)) * float(rng.uniform(20, 60))
+    wander = smooth_noise(rng, (h, w), (6, 3)) * float(rng.uniform(20, 60))
     rings = np.sin((y + wander) * 2 * math.pi / float(rng.uniform(12, 40)) + phase) ** 2
-    grain = cv2.resize(rng.uniform(-1, 1, (size, size // 40)).astype(np.float32), (size, size),
+    grain = cv2.resize(rng.uniform(-1, 1, (h, max(w // 40, 2))).astype(np.float32), (w, h),
                        interpolation=cv2.INTER_LINEAR)
-    shade = 1.0 - 0.18 * rings - 0.08 * grain + 0.06 * smooth_noise(rng, (size, size), (3, 3))
+    shade = 1.0 - 0.18 * rings - 0.08 * grain + 0.06 * smooth_noise(rng, (h, w), (3, 3))
     shade += ((index * 13.7) % 1.0 - 0.5) * 0.12  # planks differ a little in tone
     seams = (y % plank) < float(rng.uniform(1.5, 4))
     shade = np.where(seams, shade * 0.55, shade)
@@ -229,8 +231,7 @@ def cribbage_board(rng: np.random.Generator, length: int) -> np.ndarray:
     """A cribbage board (BGRA): a wooden bar with three tracks of holes in fives, and pegs."""
     length = max(length, 40)
     h = max(int(length / 4.0), 10)
-    wood = _wood(rng, max(length, h))[:h, :length]
-    img = np.ascontiguousarray(wood)
+    img = _wood(rng, length, h)
     holes = 60
     margin = length * 0.06
     pitch = (length - 2 * margin) / (holes + holes // 5)
