@@ -83,6 +83,8 @@ def run_build(args) -> int:
 
     if args.images < 1:
         raise UsageError("--images must be at least 1")
+    if args.seed < 0:
+        raise UsageError("--seed must be 0 or more")
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers must be at least 1")
     if args.imgsz < 64 or args.imgsz % 32:

@@ -20,6 +20,7 @@ BOARD_LENGTH = 4.7
 CHIP_SIZE = 0.62
 COIN_SIZE = (0.3, 0.48)
 FINGER_LENGTH = (1.1, 1.5)
+PHONE_LENGTH = (2.2, 2.6)
 
 
 @dataclass(frozen=True)
@@ -28,13 +29,13 @@ class Item:
 
     Attributes:
         kind: "card" (face up), "back" (a face-down card), or a distractor kind:
-            "board", "chip", "coin", "finger", "palm", "thumb".
+            "board", "chip", "coin", "phone", "finger", "palm", "thumb".
         x: Centre, table units.
         y: Centre, table units.
         angle: Rotation about the centre, degrees.
         code: Card code for face-up cards, else None.
         role: What the card is in the game: "hand", "crib", "starter", "pack", "table".
-        size: Width in table units (cards: 1).
+        size: Width (extent along the object's own x axis) in table units (cards: 1).
     """
 
     kind: str
@@ -303,6 +304,9 @@ def _distractors(rng, layout: Layout) -> tuple[list[Item], list[Item]]:
     if rng.random() < 0.3:
         x, y = around(0.8)
         under += _group(_pack(rng, int(rng.integers(4, 7)), layout.aspect), x, y, float(rng.uniform(0, 360)))
+    if rng.random() < 0.15:
+        length = float(rng.uniform(*PHONE_LENGTH))
+        under.append(Item("phone", *around(1.0), float(rng.uniform(0, 360)), size=length))
     for _ in range(int(rng.integers(0, 5)) if rng.random() < 0.35 else 0):
         kind = "chip" if rng.random() < 0.5 else "coin"
         size = CHIP_SIZE if kind == "chip" else float(rng.uniform(*COIN_SIZE))

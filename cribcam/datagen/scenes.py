@@ -87,6 +87,8 @@ def _sprite(rng, item: Item, deck: PreparedDeck, style: dict, px: float) -> np.n
         sprite = textures.chip(rng, px)
     elif item.kind == "coin":
         sprite = textures.coin(rng, px)
+    elif item.kind == "phone":
+        sprite = textures.phone(rng, px)
     elif item.kind == "finger":
         sprite = textures.finger(rng, px, style["skin"])
     elif item.kind == "thumb":
@@ -152,7 +154,7 @@ def _read_cards(placed: list[Placed], deck: PreparedDeck, owner: np.ndarray) -> 
             x1, y1, x2, y2 = (deck.corners[p.item.code] / p.level_scale).T
             quads = p.project(np.stack([x1, y1, x2, y1, x2, y2, x1, y2], axis=1).reshape(-1, 2)).reshape(-1, 4, 2)
             for quad in quads:
-                seen = seen_fraction(quad, owner, p.oid)
+                seen = seen_fraction(quad, owner, p.oid) if pixels[p.oid] else 0.0
                 labelled = False
                 if seen >= READABLE:
                     lo, hi = np.clip(quad.min(axis=0), 0, size), np.clip(quad.max(axis=0), 0, size)

@@ -3,7 +3,8 @@
 Surfaces (wood, felt, cloth, paper, a plain desk) are BGR images of a patch of table about
 ``size / 150`` card widths across. Objects are BGRA sprites (straight alpha) drawn at the pixel
 size asked for, so that they stay sharp whatever the camera distance: a cribbage board with
-pegs, poker chips, coins, a finger, a palm and thumb, and a card back for decks without one.
+pegs, poker chips, coins, a phone, a finger, a palm and thumb, and a card back for decks
+without one.
 All drawing is vectorised numpy and OpenCV; nothing loops over pixels.
 """
 
@@ -225,6 +226,19 @@ def palm(rng: np.random.Generator, width: int, colour: np.ndarray | None = None)
     cv2.ellipse(mask, (width // 2, h // 2), (width // 2 - 1, h // 2 - 1), 0, 0, 360, 255, -1)
     colour = skin_tone(rng) if colour is None else colour
     return np.dstack([_shaded_capsule(mask, colour), cv2.GaussianBlur(mask, (3, 3), 0)])
+
+
+def phone(rng: np.random.Generator, length: int) -> np.ndarray:
+    """A phone lying on the table (BGRA), long side along x: dark glass with a sheen across it."""
+    length = max(length, 16)
+    h = max(int(length * rng.uniform(0.45, 0.5)), 8)
+    yy, xx = np.mgrid[0:h, 0:length].astype(np.float32)
+    a = float(rng.uniform(0, math.pi))
+    sheen = np.clip(1 - np.abs((xx * math.cos(a) + yy * math.sin(a)) / length - rng.uniform(0.2, 0.8)) * 4, 0, 1)
+    base = float(rng.uniform(15, 60))
+    img = _colourise(1.0 + sheen * float(rng.uniform(0.5, 2.0)), np.full(3, base, np.float32))
+    cv2.rectangle(img, (0, 0), (length - 1, h - 1), (base * 0.5,) * 3, max(1, h // 25))
+    return np.dstack([img, _rounded_alpha(length, h, h * 0.12)])
 
 
 def cribbage_board(rng: np.random.Generator, length: int) -> np.ndarray:

@@ -43,4 +43,4 @@ def test_the_four_card_hand_with_starter_is_the_most_common_layout():
 
 def test_distractors_appear():
     kinds = Counter(it.kind for seed in range(300) for it in sample_layout(np.random.default_rng(seed)).items)
-    assert {"board", "chip", "coin", "finger", "palm", "thumb", "back"} <= set(kinds)
+    assert {"board", "chip", "coin", "phone", "finger", "palm", "thumb", "back"} <= set(kinds)
