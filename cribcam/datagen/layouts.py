@@ -8,7 +8,7 @@ Layouts know nothing about pixels, decks or the camera: ``scenes`` turns them in
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -60,15 +60,11 @@ class Layout:
         return [it for it in self.items if it.kind in ("card", "back")]
 
 
-@dataclass
-class _Deal:
-    """Hands out distinct card codes, as a real deck does."""
+class Deal:
+    """Hands out distinct card codes from a shuffled deck, as a real deck does."""
 
-    rng: np.random.Generator
-    order: list[str] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.order = [CARD_CODES[i] for i in self.rng.permutation(52)]
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.order = [CARD_CODES[i] for i in rng.permutation(len(CARD_CODES))]
 
     def take(self, n: int) -> list[str]:
         taken, self.order = self.order[:n], self.order[n:]
@@ -154,17 +150,19 @@ def _messy(rng, codes, aspect, role) -> list[Item]:
             for code in codes]
 
 
-HAND_ARRANGEMENTS = {"row": (_row, 5), "grid": (_grid, 1), "fan": (_fan, 1), "spread": (_spread, 1)}
+# Ways to put a hand down -> (maker, relative frequency); most people lay the cards in a row.
+HAND_ARRANGEMENTS = {"row": (_row, 5), "grid": (_grid, 1), "fan": (_fan, 1), "spread": (_spread, 1),
+                     "messy": (_messy, 1)}
 
 
-def _arrange(rng, codes, aspect, role, allowed=("row", "grid", "fan", "spread")) -> list[Item]:
+def _arrange(rng, codes, aspect, role, allowed=tuple(HAND_ARRANGEMENTS)) -> list[Item]:
     names = list(allowed)
     weights = np.array([HAND_ARRANGEMENTS[n][1] for n in names], float)
     name = names[rng.choice(len(names), p=weights / weights.sum())]
     return HAND_ARRANGEMENTS[name][0](rng, codes, aspect, role)
 
 
-def _pack(rng, n: int, aspect: float) -> list[Item]:
+def _pack(rng, n: int) -> list[Item]:
     """A squared-up stack of ``n`` face-down cards; each card a hair off the one below shows its edge.
 
     Only the top few layers are drawn, spaced to give the whole pack's thickness: the cards
@@ -199,12 +197,12 @@ def _with_starter(rng, deal, aspect, hand: list[Item], on_pack: float) -> tuple[
     (starter,) = deal.take(1)
     x, y = _beside(rng, hand, aspect, (0.1, 1.2))
     angle = float(rng.uniform(-180, 180)) if rng.random() < 0.3 else _jitter(rng, 8.0)
-    below = _group(_pack(rng, int(rng.integers(6, 30)), aspect), x, y, angle) if rng.random() < on_pack else []
+    below = _group(_pack(rng, int(rng.integers(6, 30))), x, y, angle) if rng.random() < on_pack else []
     top = Item("card", x + _jitter(rng, 0.03), y + _jitter(rng, 0.03), angle + _jitter(rng, 3.0), starter, "starter")
     return below + [top], starter
 
 
-def _hand_and_starter(kind: str, n: int, role: str, allowed=("row", "grid", "fan", "spread")):
+def _hand_and_starter(kind: str, n: int, role: str, allowed=tuple(HAND_ARRANGEMENTS)):
     def make(rng, deal, aspect) -> Layout:
         hand = _arrange(rng, deal.take(n), aspect, role, allowed)
         extra, starter = _with_starter(rng, deal, aspect, hand, on_pack=0.3)
@@ -261,7 +259,7 @@ def _held(rng, deal, aspect) -> Layout:
 
 def _pack_starter(rng, deal, aspect) -> Layout:
     """The starter turned up on top of the pack, usually with a hand beside it."""
-    pack = _pack(rng, int(rng.integers(10, 40)), aspect)
+    pack = _pack(rng, int(rng.integers(10, 40)))
     (starter,) = deal.take(1)
     top = Item("card", _jitter(rng, 0.03), _jitter(rng, 0.03), _jitter(rng, 4.0), starter, "starter")
     items = pack + [top]
@@ -276,7 +274,7 @@ def _pack_starter(rng, deal, aspect) -> Layout:
 # users take most, so it is the most frequent.
 LAYOUTS = {
     "hand_starter": (30, _hand_and_starter("hand_starter", 4, "hand")),
-    "crib_starter": (10, _hand_and_starter("crib_starter", 4, "crib", ("row", "grid", "spread"))),
+    "crib_starter": (10, _hand_and_starter("crib_starter", 4, "crib", ("row", "grid", "spread", "messy"))),
     "six_card_hand": (9, _six_card_hand),
     "three_card_hand": (7, _hand_and_starter("three_card_hand", 3, "hand")),
     "fanned": (8, _fanned),
@@ -303,7 +301,7 @@ def _distractors(rng, layout: Layout) -> tuple[list[Item], list[Item]]:
         under.append(Item("board", *around(0.8), float(rng.uniform(0, 180)), size=BOARD_LENGTH))
     if rng.random() < 0.3:
         x, y = around(0.8)
-        under += _group(_pack(rng, int(rng.integers(4, 7)), layout.aspect), x, y, float(rng.uniform(0, 360)))
+        under += _group(_pack(rng, int(rng.integers(4, 7))), x, y, float(rng.uniform(0, 360)))
     if rng.random() < 0.15:
         length = float(rng.uniform(*PHONE_LENGTH))
         under.append(Item("phone", *around(1.0), float(rng.uniform(0, 360)), size=length))
@@ -333,7 +331,7 @@ def sample_layout(rng: np.random.Generator, aspect: float = 1.4, distractors: fl
     kinds = list(LAYOUTS)
     weights = np.array([LAYOUTS[k][0] for k in kinds], float)
     kind = kinds[rng.choice(len(kinds), p=weights / weights.sum())]
-    layout = LAYOUTS[kind][1](rng, _Deal(rng), aspect)
+    layout = LAYOUTS[kind][1](rng, Deal(rng), aspect)
     layout.aspect = aspect
     layout.items = _group(layout.items, 0.0, 0.0, float(rng.uniform(0, 360)))
     if rng.random() < distractors:

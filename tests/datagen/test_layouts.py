@@ -7,7 +7,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from cribcam.datagen.layouts import LAYOUTS, _Deal, sample_layout
+from cribcam.datagen.layouts import LAYOUTS, Deal, sample_layout
 
 STARTER_KINDS = {"hand_starter", "crib_starter", "three_card_hand", "pack_starter"}
 
@@ -16,7 +16,7 @@ STARTER_KINDS = {"hand_starter", "crib_starter", "three_card_hand", "pack_starte
 def test_each_layout_deals_distinct_cards(kind):
     for seed in range(30):
         rng = np.random.default_rng(seed)
-        layout = LAYOUTS[kind][1](rng, _Deal(rng), 1.4)
+        layout = LAYOUTS[kind][1](rng, Deal(rng), 1.4)
         codes = [it.code for it in layout.items if it.kind == "card"]
         assert codes and len(set(codes)) == len(codes)
         assert all(it.code is None for it in layout.items if it.kind != "card")
@@ -31,7 +31,7 @@ def test_hand_counts():
     sizes = {"hand_starter": 5, "crib_starter": 5, "three_card_hand": 4, "six_card_hand": 6}
     for kind, n in sizes.items():
         rng = np.random.default_rng(0)
-        layout = LAYOUTS[kind][1](rng, _Deal(rng), 1.4)
+        layout = LAYOUTS[kind][1](rng, Deal(rng), 1.4)
         assert sum(it.kind == "card" for it in layout.items) == n
 
 
