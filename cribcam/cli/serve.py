@@ -7,6 +7,9 @@ from pathlib import Path
 
 from cribcam.cli.main import UsageError
 
+# cribcam.web.server.DEFAULT_THREADS, not imported: every `cribcam` command would load Flask.
+DEFAULT_THREADS = 8
+
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -20,8 +23,9 @@ def add_parser(subparsers) -> None:
                              "machine on the network: there is no login)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free)")
     parser.add_argument("--model", type=Path, help="detector .onnx (default: the bundled model)")
-    parser.add_argument("--threads", type=int, default=4,
-                        help="request threads (default 4)")
+    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
+                        help=f"request threads (default {DEFAULT_THREADS}; photos are read "
+                             f"two at a time whatever this is)")
     parser.set_defaults(handler=run)
 
 

@@ -30,6 +30,8 @@ DEFAULTS = {
     "MAX_IMAGE_SIDE": DEFAULT_MAX_SIDE,  # photos are scaled down to this before reading
     "MODEL_PATH": None,  # None: the bundled models/cribcam-cards.onnx
     "MODEL_THREADS": 0,  # onnxruntime threads per inference; 0: onnxruntime decides
+    "CONCURRENT_READS": 2,  # photos read at once; more request threads than this keep typed
+                            # counts quick while photos are read (bench/load_test.py)
     "LOAD_MODEL_AT_START": True,
 }
 
@@ -65,7 +67,8 @@ def create_app(config: dict | None = None, reader=None) -> Flask:
     app.json.sort_keys = False  # the same key order as `cribcam count --json`
     app.json.ensure_ascii = False
 
-    slot = ReaderSlot(reader, app.config["MODEL_PATH"], app.config["MODEL_THREADS"])
+    slot = ReaderSlot(reader, app.config["MODEL_PATH"], app.config["MODEL_THREADS"],
+                      app.config["CONCURRENT_READS"])
     app.extensions["cribcam.reader"] = slot
     if reader is None and app.config["LOAD_MODEL_AT_START"]:
         try:

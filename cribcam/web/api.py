@@ -118,12 +118,12 @@ def read():
 
     image, _ = decode_image(upload.read(), current_app.config["MAX_IMAGE_PIXELS"],
                             current_app.config["MAX_IMAGE_SIDE"])
-    reader = reader_slot(current_app).get()
+    slot = reader_slot(current_app)
     expected = expected_cards(variant, crib)
-    reading = reader.read(image, expected=expected)
+    reading = slot.read(image, expected=expected)  # ModelUnavailable: 503
     # A starter named by the player may lie outside the photo: then only the hand is in view.
     if starter and starter not in reading.codes:
-        reading = reader.read(image, expected=expected - 1)
+        reading = slot.read(image, expected=expected - 1)
     report = reading_report(reading, starter, crib, claim, variant)
     if annotate:
         report["annotated"] = data_url(draw_reading(image, reading))

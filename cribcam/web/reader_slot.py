@@ -21,15 +21,22 @@ class ReaderSlot:
     installed each ``get()`` looks again, so a model copied in later is picked up without a
     restart. Loading happens under a lock: concurrent requests never load it twice.
 
+    Photos are read at most ``concurrent_reads`` at a time: each inference already uses
+    every core, so more at once only slows them all, and request threads waiting here leave
+    the others free to answer typed counts.
+
     Args:
         reader: a ready reader (anything with ``read(image, expected=...)``), or None.
         model_path: the detector's ONNX file; None for the bundled model.
         threads: onnxruntime threads per inference (0: onnxruntime decides).
+        concurrent_reads: photos read at once.
     """
 
-    def __init__(self, reader=None, model_path: str | Path | None = None, threads: int = 0):
+    def __init__(self, reader=None, model_path: str | Path | None = None, threads: int = 0,
+                 concurrent_reads: int = 1):
         self._reader = reader
         self._lock = threading.Lock()
+        self._reads = threading.BoundedSemaphore(max(1, concurrent_reads))
         self.model_path = model_path
         self.threads = threads
         self.error: str | None = None
@@ -43,6 +50,12 @@ class ReaderSlot:
             if self._reader is None:
                 self._reader = self._load()
             return self._reader
+
+    def read(self, image, expected: int | None = None):
+        """``get().read(image, expected=expected)``, at most ``concurrent_reads`` at a time."""
+        reader = self.get()
+        with self._reads:
+            return reader.read(image, expected=expected)
 
     @property
     def available(self) -> bool:

@@ -478,3 +478,36 @@ def test_a_damaged_model_file_is_a_503(tmp_path, photo_bytes):
 def test_reading_record_keeps_the_reader_fields(stub_client, photo_bytes):
     report = upload(stub_client, photo_bytes).json
     assert set(Reading().as_dict()) <= set(report)
+
+
+def test_photos_are_read_at_most_concurrent_reads_at_a_time():
+    import time
+
+    busy, peak, lock = [0], [0], threading.Lock()
+
+    class Counting:
+        def read(self, image, expected=None):
+            with lock:
+                busy[0] += 1
+                peak[0] = max(peak[0], busy[0])
+            time.sleep(0.05)
+            with lock:
+                busy[0] -= 1
+            return Reading()
+
+    slot = ReaderSlot(Counting(), concurrent_reads=2)
+    threads = [threading.Thread(target=slot.read, args=(np.zeros((4, 4, 3), np.uint8),))
+               for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert peak[0] == 2
+
+
+def test_serve_default_threads_match_the_server_default():
+    from cribcam.cli import serve
+    from cribcam.web import server
+
+    assert serve.DEFAULT_THREADS == server.DEFAULT_THREADS
+    assert server.DEFAULT_THREADS > create_app({"TESTING": True}).config["CONCURRENT_READS"]
