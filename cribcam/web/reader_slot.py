@@ -81,7 +81,7 @@ class ReaderSlot:
             self.error = str(exc)
             raise ModelUnavailable(
                 "photos cannot be read: no card-reading model is installed on this server "
-                "(start it with `cribcam serve --model PATH`); type the cards in instead") from None
+                "(start it with: cribcam serve --model PATH); type the cards in instead") from None
         except Exception as exc:  # a damaged or incompatible .onnx file
             self.error = f"{type(exc).__name__}: {exc}"
             log.error("the card-reading model could not be loaded: %s", self.error)

@@ -173,8 +173,8 @@ def test_photo_without_a_model_is_a_clear_503(client, photo_bytes):
     response = upload(client, photo_bytes)
     assert response.status_code == 503
     assert response.json == {"error": "photos cannot be read: no card-reading model is installed "
-                                      "on this server (start it with `cribcam serve --model "
-                                      "PATH`); type the cards in instead"}
+                                      "on this server (start it with: cribcam serve --model "
+                                      "PATH); type the cards in instead"}
 
 
 def test_the_bundled_model_state_is_reported_truthfully():
