@@ -29,7 +29,7 @@ from cribcam.datagen.scenes import render_scene
 
 SPLITS = ("train", "heldout")
 # What a build writes; --force removes exactly these before writing.
-OUTPUTS = ("images", "labels", "meta", "data.yaml", "build.json")
+OUTPUTS = ("images", "labels", "meta", "data.yaml", "build.json", "ATTRIBUTION.txt")
 
 
 @dataclass(frozen=True)
@@ -160,8 +160,8 @@ def build(spec: BuildSpec, decks: list, workers: int | None = None, progress: bo
 
 
 def _write_manifest(spec: BuildSpec, decks: list) -> None:
-    """data.yaml for ultralytics and build.json, saying how the set was made (no timings, so
-    that the same seed gives the same bytes)."""
+    """data.yaml for ultralytics, build.json saying how the set was made (no timings, so that
+    the same seed gives the same bytes), and the card designs' licences in ATTRIBUTION.txt."""
     what = f"cribcam synthetic card indices: {spec.images} images, seed {spec.seed}, {spec.split} designs"
     if spec.split == "heldout":
         # ultralytics insists on train and val keys; a held-out set is for evaluation only.
@@ -173,3 +173,6 @@ def _write_manifest(spec: BuildSpec, decks: list) -> None:
         "imgsz": spec.imgsz, "surfaces": spec.surfaces,
         "decks": [{"name": d.name, "split": d.split, "licence": d.licence} for d in decks],
     })
+    (spec.out / "ATTRIBUTION.txt").write_text(
+        "The images in this folder show card designs under these licences:\n"
+        + "".join(f"- {d.name}: {d.licence}\n" for d in decks))

@@ -65,6 +65,7 @@ def test_layout_of_the_data_set(built):
             c["code"] for c in meta["cards"] if c["face_up"] for corner in c["corners"] if corner["labelled"])
     yaml = (built / "data.yaml").read_text()
     assert "train: images/train" in yaml and "val: images/val" in yaml
+    assert "fake-simplex: test drawing" in (built / "ATTRIBUTION.txt").read_text()
     assert [line.split(": ")[1] for line in yaml.splitlines() if line.startswith("  ")] == CARD_CODES
 
 
