@@ -13,10 +13,13 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from cribcam.datagen import corners as corner_tools
 from cribcam.datagen import textures
 
 # Downscaled copies of each card: warping down more than ~2x aliases the print.
 MIP_LEVELS = 3
+# Ink pixels kept per index to judge how much of it is seen: plenty for a share in percent.
+INK_POINTS = 400
 
 
 @dataclass
@@ -32,6 +35,9 @@ class PreparedDeck:
         faces: Card code -> mip levels (BGRA, each half the size of the one before).
         back: Mip levels of the card back (a drawn one for decks that have none).
         corners: Card code -> (k, 4) array of index boxes x1, y1, x2, y2 at level 0.
+        index_ink: Card code -> for each index box, the (n, 2) level-0 pixel centres of the
+            printed rank and suit in it (at most ``INK_POINTS``): what must stay in view for
+            the index to be readable.
         index_height: Median index box height in card widths.
     """
 
@@ -43,6 +49,7 @@ class PreparedDeck:
     faces: dict[str, list[np.ndarray]]
     back: list[np.ndarray]
     corners: dict[str, np.ndarray]
+    index_ink: dict[str, list[np.ndarray]]
     index_height: float
 
 
@@ -99,7 +106,29 @@ def prepare_deck(deck, rng: np.random.Generator) -> PreparedDeck:
     return PreparedDeck(
         name=deck.name, split=deck.split, licence=deck.licence, width=width, height=height,
         faces={code: mips(bleed(img)) for code, img in deck.cards.items()}, back=back,
-        corners=corners, index_height=float(np.median(heights)) / width)
+        corners=corners, index_ink=index_ink(deck.cards, corners), index_height=float(np.median(heights)) / width)
+
+
+def index_ink(cards: dict[str, np.ndarray], corners: dict[str, np.ndarray]) -> dict[str, list[np.ndarray]]:
+    """The printed pixels inside each index box of each card, as (n, 2) pixel centres.
+
+    Ink is told from paper as in the corner locator (``corners.ink_mask``); a box whose
+    ink is all gone (a test deck with blanked indices) gets an empty array.
+    """
+    face = corner_tools.face_colour(cards)
+    border = corner_tools.border_width(cards, face)
+    out = {}
+    for code, boxes in corners.items():
+        mask = corner_tools.ink_mask(cards[code], face, border)
+        points = []
+        for x1, y1, x2, y2 in boxes:
+            x0, y0 = int(np.floor(x1)), int(np.floor(y1))
+            ys, xs = np.nonzero(mask[y0:int(np.ceil(y2)) + 1, x0:int(np.ceil(x2)) + 1])
+            ink = np.stack([xs + x0 + 0.5, ys + y0 + 0.5], axis=1)
+            step = max(1, len(ink) // INK_POINTS)
+            points.append(ink[::step])
+        out[code] = points
+    return out
 
 
 def make_assets(decks: list, seed: int, n_surfaces: int = 40, noise_size: int = 1024) -> Assets:

@@ -29,7 +29,8 @@ from cribcam.datagen.scenes import render_scene
 
 SPLITS = ("train", "heldout")
 # What a build writes; --force removes exactly these before writing.
-OUTPUTS = ("images", "labels", "meta", "data.yaml", "build.json", "ATTRIBUTION.txt")
+OUTPUTS = ("images", "labels", "meta", "data.yaml", "build.json", "ATTRIBUTION.txt",
+           "labels-train.json", "labels-val.json", "labels-test.json")
 
 
 @dataclass(frozen=True)
@@ -156,6 +157,8 @@ def build(spec: BuildSpec, decks: list, workers: int | None = None, progress: bo
         _ASSETS = _SPEC = None
     seconds = time.perf_counter() - start
     _write_manifest(spec, decks)
+    for part in spec.parts():
+        yolo.write_eval_labels(spec.out, part)
     return {"images": spec.images, "labels": labels, "seconds": seconds, "images_per_second": spec.images / seconds}
 
 

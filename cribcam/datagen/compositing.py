@@ -143,23 +143,23 @@ def paint(canvas: np.ndarray, owner: np.ndarray, sprite: np.ndarray, placed: Pla
         owner[y0:y1, x0:x1][alpha > 127] = placed.oid
 
 
-def seen_fraction(quad: np.ndarray, owner: np.ndarray, oid: int) -> float:
-    """Share of a convex quad's pixels that are in the frame and owned by object ``oid``."""
-    if not np.isfinite(quad).all():
-        return 0.0
+def seen_share(quad: np.ndarray, ink: np.ndarray, owner: np.ndarray, oid: int) -> float:
+    """Share of an index's ink points (image pixels) that are in the frame and owned by ``oid``.
+
+    Args:
+        quad: The index box as seen (4, 2); only its size is used, to rule out an index seen
+            at a grazing angle from very close, which no one can read.
+        ink: Image points of the index's printed pixels (n, 2); NaN behind the camera.
+        owner: Object number of every image pixel (the topmost object drawn there).
+        oid: The card's object number.
+    """
     size = owner.shape[0]
-    x0, y0 = np.floor(quad.min(axis=0)).astype(int)
-    x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 1
-    if x1 - x0 > 4 * size or y1 - y0 > 4 * size:
-        return 0.0  # seen at a grazing angle from very close: not readable
-    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillConvexPoly(mask, np.round((quad - [x0, y0]) * 16).astype(np.int32), 1, cv2.LINE_8, 4)
-    total = int(np.count_nonzero(mask))
-    cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, size), min(y1, size)
-    if total == 0 or cx0 >= cx1 or cy0 >= cy1:
+    if len(ink) == 0 or not np.isfinite(quad).all() or (np.ptp(quad, axis=0) > 4 * size).any():
         return 0.0
-    inside = mask[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0].astype(bool)
-    return np.count_nonzero(inside & (owner[cy0:cy1, cx0:cx1] == oid)) / total
+    xy = np.floor(np.nan_to_num(ink, nan=-1.0)).astype(np.int64)
+    inside = (xy >= 0).all(axis=1) & (xy < size).all(axis=1)
+    hits = np.count_nonzero(owner[xy[inside, 1], xy[inside, 0]] == oid)
+    return hits / len(ink)
 
 
 def shadow_gain(rng: np.random.Generator, owner: np.ndarray, card_px: float) -> np.ndarray:

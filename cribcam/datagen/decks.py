@@ -171,6 +171,9 @@ def _load_deck(entry: dict, cache: Path, width: int) -> Deck | None:
     if meta.get("render_error"):
         _report(entry["name"], meta["render_error"])
         return None
+    if meta.get("corner_version") == CORNER_VERSION and meta["corner_error"]:
+        _report(entry["name"], f"index corners rejected: {meta['corner_error']}")
+        return None  # known bad: no need for its images (a cache may travel without them)
     cards = {code: _read_png(folder / f"{code}.png") for code in CARD_CODES}
     if meta.get("corner_version") != CORNER_VERSION:
         try:

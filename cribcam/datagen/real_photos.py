@@ -155,6 +155,8 @@ def convert(src: Path, out: Path, val_fraction: float = 0.25, force: bool = Fals
             "cards": [{"code": code, "face_up": True, "readable": True, "corners": corners}
                       for code, corners in sorted(cards.items())]})
         counts[part] += 1
+    for part in counts:
+        yolo.write_eval_labels(out, part)
     yolo.write_data_yaml(out, {"train": "images/train", "val": "images/val"},
                          "real card photos (CC BY 4.0, see ATTRIBUTION.txt), split by capture")
     (out / "ATTRIBUTION.txt").write_text(ATTRIBUTION.format(src=src))

@@ -4,10 +4,12 @@ A scene is a layout (``layouts``) seen through a camera (``camera``): the table 
 warped through the camera, then every object is painted bottom to top (``compositing``),
 shadows are cast, and the light and camera effects are applied (``augment``).
 
-A printed index is labelled when at least ``READABLE`` of its box area is in the frame and
-owned by its own card on the owner map, i.e. neither covered by anything on top nor cut off by
-the frame's edge. At 85 % the rank and suit can still be read; a card edge or a finger over a
-larger part of the box hides enough of one of them to make the reading a guess.
+A printed index is labelled when at least ``READABLE`` of its ink (the printed pixels of its
+rank and suit) is in the frame and owned by its own card on the owner map, i.e. neither
+covered by anything on top nor cut off by the frame's edge. At 85 % the rank and suit can
+still be read; a card edge or a finger over more of the print hides enough of one of them to
+make the reading a guess. Ink, not the box: a neighbour in a fan often covers the blank margin
+of a box while the print stays in full view, and such an index must be labelled.
 
 The record of a scene (written beside each image as JSON) holds:
 
@@ -17,7 +19,7 @@ The record of a scene (written beside each image as JSON) holds:
   ``face_up``, ``role`` (hand, crib, starter, pack, table), ``polygon`` (its four corners in
   image pixels, null if behind the camera), ``visible_fraction`` (share of its area in view and
   uncovered); for face-up cards also ``corners`` (each index's ``quad`` in image pixels, the
-  share ``seen``, and whether it is ``labelled``) and ``readable`` (any corner labelled).
+  share of its ink ``seen``, and whether it is ``labelled``) and ``readable`` (any corner labelled).
 * ``distractors``: kind and outline of everything else on the table.
 * ``camera``, ``surface``, ``effects``, ``jpeg_quality``: how the photo was taken.
 """
@@ -33,10 +35,10 @@ import numpy as np
 from cribcam.datagen import augment, textures
 from cribcam.datagen.assets import Assets, PreparedDeck, bleed
 from cribcam.datagen.camera import Camera, sample_camera
-from cribcam.datagen.compositing import Placed, paint, place, seen_fraction, shadow_gain
+from cribcam.datagen.compositing import Placed, paint, place, seen_share, shadow_gain
 from cribcam.datagen.layouts import Item, Layout, card_extent, sample_layout
 
-# Share of an index box that must be seen for the index to be labelled (see module docs).
+# Share of an index's ink that must be seen for the index to be labelled (see module docs).
 READABLE = 0.85
 # Smallest index height in pixels that scenes are drawn with.
 MIN_INDEX_PX = 10.0
@@ -153,8 +155,8 @@ def _read_cards(placed: list[Placed], deck: PreparedDeck, owner: np.ndarray) -> 
             corners = []
             x1, y1, x2, y2 = (deck.corners[p.item.code] / p.level_scale).T
             quads = p.project(np.stack([x1, y1, x2, y1, x2, y2, x1, y2], axis=1).reshape(-1, 2)).reshape(-1, 4, 2)
-            for quad in quads:
-                seen = seen_fraction(quad, owner, p.oid) if pixels[p.oid] else 0.0
+            for quad, ink in zip(quads, deck.index_ink[p.item.code]):
+                seen = seen_share(quad, p.project(ink / p.level_scale), owner, p.oid) if pixels[p.oid] else 0.0
                 labelled = False
                 if seen >= READABLE:
                     lo, hi = np.clip(quad.min(axis=0), 0, size), np.clip(quad.max(axis=0), 0, size)

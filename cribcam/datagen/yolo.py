@@ -4,6 +4,8 @@
     DIR/labels/PART/NAME.txt   one line per readable index: class cx cy w h (normalised)
     DIR/meta/PART/NAME.json    the scene record (cards, outlines, starter, layout, deck)
     DIR/data.yaml              ultralytics data set file; classes are the 52 card codes
+    DIR/labels-PART.json       the part's labels in the format of ``cribcam eval`` (that of
+                               shared/real-photos/labels.json), subset = deck design
 
 PART is "train", "val", or "test" (held-out designs).
 """
@@ -72,6 +74,28 @@ def write_data_yaml(out: Path, parts: dict[str, str], comment: str) -> None:
     lines.append("names:")
     lines += [f"  {i}: {code}" for i, code in enumerate(CARD_CODES)]
     (out / "data.yaml").write_text("\n".join(lines) + "\n")
+
+
+def write_eval_labels(out: Path, part: str) -> Path:
+    """Writes ``labels-PART.json``: each image's readable cards with their index boxes.
+
+    The format is that of ``cribcam eval --labels``, so a reader can be measured on a built
+    set directly. Cards whose corners are all hidden are left out (no reader can see them);
+    each entry also names its subset (the deck design of a synthetic scene), starter and
+    layout where the record has them.
+    """
+    entries = {}
+    for meta in sorted((out / "meta" / part).glob("*.json")):
+        record = json.loads(meta.read_text())
+        boxes = read_labels(out / "labels" / part / f"{meta.stem}.txt", record["width"], record["height"])
+        entries[record["image"]] = {
+            "cards": [{"card": code, "box": [round(v, 1) for v in box]} for code, box in boxes],
+            "subset": record.get("deck", record.get("subset")), "starter": record.get("starter"),
+            **({"layout": record["layout"]} if "layout" in record else {}),
+        }
+    path = out / f"labels-{part}.json"
+    path.write_text(json.dumps(entries, indent=1, sort_keys=True) + "\n")
+    return path
 
 
 def make_dirs(out: Path, parts: Iterable[str]) -> None:

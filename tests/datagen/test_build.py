@@ -14,6 +14,7 @@ from cribcam.cli.main import main
 from cribcam.datagen.build import BuildSpec, build
 from cribcam.datagen.yolo import DataSetError, read_labels
 from cribcam.scoring.cards import CARD_CODES
+from cribcam.vision.evaluate import load_labels
 
 IMAGES = 10
 
@@ -67,6 +68,17 @@ def test_layout_of_the_data_set(built):
     assert "train: images/train" in yaml and "val: images/val" in yaml
     assert "fake-simplex: test drawing" in (built / "ATTRIBUTION.txt").read_text()
     assert [line.split(": ")[1] for line in yaml.splitlines() if line.startswith("  ")] == CARD_CODES
+
+
+def test_each_part_has_labels_that_cribcam_eval_reads(built):
+    for part in ("train", "val"):
+        labels = load_labels(built / f"labels-{part}.json")
+        assert sorted(labels) == sorted(p.name for p in (built / "images" / part).iterdir())
+        for name, entry in labels.items():
+            meta = json.loads((built / "meta" / part / name.replace(".jpg", ".json")).read_text())
+            readable = {c["code"] for c in meta["cards"] if c["face_up"] and c["readable"]}
+            assert {c["card"] for c in entry["cards"]} == readable
+            assert entry["subset"] == meta["deck"] and entry["starter"] == meta["starter"]
 
 
 def test_held_out_designs_never_reach_a_training_set(built, fake_decks, tmp_path):

@@ -10,6 +10,7 @@ import pytest
 from cribcam.cli.main import main
 from cribcam.datagen.real_photos import group_captures, split_captures
 from cribcam.datagen.yolo import read_labels
+from cribcam.vision.evaluate import load_labels
 
 
 def test_frames_group_by_camera_and_time():
@@ -67,3 +68,6 @@ def test_conversion_keeps_every_box_and_the_attribution(shared_dir, tmp_path, re
     assert sum(1 for _ in (out / "labels").rglob("*.txt")) == len(labels)
     assert sum(len(read_labels(p, 640, 640)) for p in (out / "labels").rglob("*.txt")) == \
         sum(len(e["cards"]) for e in labels.values())
+    val = load_labels(out / "labels-val.json")
+    assert sorted(val) == sorted(n for n, p in parts.items() if p == "val")
+    assert {c["card"] for c in val[next(iter(val))]["cards"]} == {c["card"] for c in labels[next(iter(val))]["cards"]}

@@ -80,6 +80,28 @@ def test_a_half_covered_corner_gets_no_label(assets):
     assert not corner["labelled"]
 
 
+def _wide_boxes(deck):
+    """The same deck with each top-left index box reaching half its width further right."""
+    corners = {}
+    for code, boxes in deck.corners.items():
+        (x1, y1, x2, y2), *rest = boxes
+        corners[code] = [(x1, y1, x2 + 0.5 * (x2 - x1), y2), *rest]
+    return type(deck)(**{**vars(deck), "corners": corners})
+
+
+def test_an_index_whose_blank_margin_is_covered_is_still_labelled(fake_decks):
+    # 9S's left edge covers the paper in the right part of 4H's top-left index box and none
+    # of its print: rank and suit are in full view, as in a fan, so the index is labelled.
+    assets = make_assets([_wide_boxes(d) for d in fake_decks], seed=3, n_surfaces=5)
+    deck = assets.decks[0]
+    x1, _, x2, _ = deck.corners["4H"][0] / deck.width
+    ink_right = deck.index_ink["4H"][0][:, 0].max() / deck.width
+    scene = _compose(assets, _two_cards(ink_right + 0.02 + 0.5, -0.6), card_px=300.0)
+    corner = scene.record["cards"][0]["corners"][0]
+    assert x2 - ink_right > 0.04, "the box reaches well past the print"
+    assert corner["labelled"] and corner["seen"] > 0.95
+
+
 def test_a_finger_hides_the_corner_it_lies_on(assets):
     deck = assets.decks[0]
     x1, y1, x2, y2 = deck.corners["4H"][0] / deck.width - [0.5, 0.7, 0.5, 0.7]
