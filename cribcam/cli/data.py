@@ -60,6 +60,22 @@ def add_parser(subparsers) -> None:
     real.add_argument("--force", action="store_true", help="replace a data set already in --out")
     real.set_defaults(handler=run_real)
 
+    clip = actions.add_parser(
+        "clip", help="render a test clip for live counting",
+        description="Render a Y4M clip of hands held still under a fixed camera, with blurred "
+                    "frames between them, from the held-out card designs; its record (the "
+                    "hands, their frames and counts) is written beside it as .json. Play it "
+                    "with cribcam live --video, or as Chromium's fake camera.")
+    clip.add_argument("--out", type=Path, required=True, help="the .y4m file to write")
+    clip.add_argument("--hands", type=int, default=3, help="hands, one after another (default 3)")
+    clip.add_argument("--seconds", type=float, default=3.0, help="seconds each hand lies still (default 3)")
+    clip.add_argument("--transition-frames", type=int, default=4,
+                      help="blurred frames between hands (default 4)")
+    clip.add_argument("--fps", type=int, default=10, help="frames per second (default 10)")
+    clip.add_argument("--size", default="640x480", help="frame size WIDTHxHEIGHT (default 640x480)")
+    clip.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    clip.set_defaults(handler=run_clip)
+
 
 def _usage_errors(handler):
     """Turns the data set's user-facing errors into one-line usage errors."""
@@ -99,7 +115,7 @@ def run_build(args) -> int:
     workers = args.workers or default_workers()
     summary = build(spec, decks, workers=workers, force=args.force)
     print(f"{summary['images']} images, {summary['labels']} labels from {len(decks)} {args.split} decks "
-          f"in {summary['seconds']:.1f} s ({summary['images_per_second']:.1f} images/s on {workers} workers) "
+          f"in {summary['seconds']:.1f} s ({summary['images_per_second']:.1f} images/s on {workers} worker{'s' if workers != 1 else ''}) "
           f"-> {args.out / 'data.yaml'}")
     return 0
 
@@ -125,4 +141,29 @@ def run_real(args) -> int:
         raise UsageError(f"no real photos at {src} (labels.json missing); pass --src")
     counts = convert(src, args.out, args.val_fraction, force=args.force)
     print(f"{counts['train']} train and {counts['val']} val images -> {args.out / 'data.yaml'}")
+    return 0
+
+
+def run_clip(args) -> int:
+    from cribcam.datagen.clips import ClipSpec, record_path, write_clip
+    from cribcam.datagen.decks import load_decks
+
+    try:
+        width, height = (int(v) for v in args.size.lower().split("x"))
+    except ValueError:
+        raise UsageError(f"--size must be WIDTHxHEIGHT, like 640x480, not {args.size!r}") from None
+    spec = ClipSpec(args.hands, args.seconds, args.transition_frames, args.fps, width, height,
+                    args.seed)
+    try:
+        spec.check()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.out.suffix.lower() != ".y4m":
+        raise UsageError(f"--out must name a .y4m file, not {args.out.name}")
+    record = write_clip(args.out, spec, load_decks(split="heldout"))
+    for hand in record["hands"]:
+        print(f"frames {hand['first_frame']:>4}-{hand['last_frame']:<4} {' '.join(hand['hand'])}, "
+              f"starter {hand['starter']}: {hand['total']}")
+    print(f"{record['frames']} frames at {spec.fps} fps, {width}x{height}, deck {record['deck']} "
+          f"-> {args.out} and {record_path(args.out)}")
     return 0
