@@ -7,10 +7,13 @@ ultralytics, onnx); the runtime never imports this module.
 
 from __future__ import annotations
 
+import csv
 import os
 import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from cribcam.training.mix import mixed_data
 
 # No network here or on the GPU machine: keep ultralytics from trying (auto-installs,
 # downloading fonts for plots, an AMP check model, analytics).
@@ -35,7 +38,9 @@ class Recipe:
         project: where ultralytics writes its run folders.
         name: this run's folder name.
         patience: epochs without improvement before stopping early.
-        extra: further ultralytics train arguments, by name.
+        real: the data.yaml of `cribcam data real` to train on as well (``mix``), or None.
+        real_repeat: how many times each real training photo is listed in a mixed set.
+        extra: further ultralytics train arguments, as (name, value) pairs.
     """
 
     data: str
@@ -50,13 +55,17 @@ class Recipe:
     project: str = "runs"
     name: str = "cards"
     patience: int = 30
+    real: str | None = None
+    real_repeat: int = 20
     extra: tuple = ()
 
     def train_args(self) -> dict:
         args = asdict(self)
-        for key in ("model", "extra"):
+        for key in ("model", "extra", "real", "real_repeat"):
             args.pop(key)
         args["cache"] = {"false": False, "ram": "ram", "disk": "disk"}[self.cache]
+        # ultralytics puts a relative project under its own settings folder, far from here.
+        args["project"] = str(Path(self.project).resolve())
         args.update(
             # Cards have a handedness-free look but printed indices do not read mirrored:
             # a flipped "6" is no card. Rotations and scale come from the scene generator.
@@ -74,11 +83,44 @@ def train(recipe: Recipe) -> Path:
 
     if not Path(recipe.data).is_file():
         raise FileNotFoundError(f"no data set at {recipe.data}: build one with `cribcam data build`")
+    args = recipe.train_args()
+    if recipe.real:
+        mixed = Path(args["project"]) / f"{recipe.name}-data"
+        args["data"] = str(mixed_data(Path(recipe.data), Path(recipe.real), recipe.real_repeat, mixed))
     model = YOLO(recipe.model)
-    model.train(**recipe.train_args())
+    try:
+        import polars  # noqa: F401
+    except ImportError:
+        model.add_callback("on_pretrain_routine_start", _read_results_with_csv)
+    model.train(**args)
     run_dir = Path(model.trainer.save_dir)
     best = run_dir / "weights" / "best.pt"
     return best if best.is_file() else run_dir / "weights" / "last.pt"
+
+
+def _read_results_with_csv(trainer) -> None:
+    """Lets a trainer save checkpoints where polars is missing.
+
+    ultralytics reads its results.csv with polars into every checkpoint; polars is some 50 MB
+    of wheels that the GPU machine lacks and that must travel there within a size limit, and
+    the csv module does the same job here.
+    """
+    def read_results_csv() -> dict:
+        try:
+            with open(trainer.csv, newline="") as f:
+                rows = list(csv.DictReader(f))
+        except OSError:
+            return {}
+        return {key.strip(): [_number(row[key]) for row in rows] for key in (rows[0] if rows else {})}
+
+    trainer.read_results_csv = read_results_csv
+
+
+def _number(text: str):
+    try:
+        return float(text)
+    except ValueError:
+        return text
 
 
 def export_onnx(checkpoint: Path, out: Path, imgsz: int) -> Path:

@@ -26,3 +26,10 @@ def test_recipe_defaults_stay_offline_and_unflipped():
     assert args["fliplr"] == 0.0 and args["flipud"] == 0.0  # mirrored indices are no cards
     assert args["plots"] is False  # plotting fetches a font
     assert "model" not in args and args["data"] == "d.yaml"
+
+
+def test_run_folders_land_where_the_user_said(tmp_path, monkeypatch):
+    from cribcam.training.recipe import Recipe
+
+    monkeypatch.chdir(tmp_path)
+    assert Recipe(data="d.yaml", project="runs").train_args()["project"] == str(tmp_path / "runs")
