@@ -2,7 +2,10 @@
 
 Labels: ``{image_name: {"cards": [{"card": "TC", "box": [x1, y1, x2, y2]}, ...],
 "subset": "..."}}``, one box per printed index corner. A card counts as found when it is in
-the reading; a hand is exact when the set read equals the set labelled.
+the reading; a hand is exact when the set read equals the set labelled. The exact-hand rate is
+taken over the images that show at least one readable card: a synthetic scene whose cards are
+all hidden would otherwise count as a hand read right by a reader that sees nothing. Cards read
+in such an image still count against precision.
 """
 
 from __future__ import annotations
@@ -23,23 +26,26 @@ class Tally:
     """Counts for one group of images."""
 
     images: int = 0
-    exact: int = 0
+    hands: int = 0  # images with at least one labelled card
+    exact: int = 0  # hands read exactly
     true_cards: int = 0  # labelled cards found
     labelled: int = 0
     read: int = 0
 
     def add(self, labelled: set[str], read: set[str]) -> None:
         self.images += 1
-        self.exact += labelled == read
+        if labelled:
+            self.hands += 1
+            self.exact += labelled == read
         self.true_cards += len(labelled & read)
         self.labelled += len(labelled)
         self.read += len(read)
 
     def as_dict(self) -> dict:
-        return {"images": self.images,
+        return {"images": self.images, "hands": self.hands,
                 "recall": _ratio(self.true_cards, self.labelled),
                 "precision": _ratio(self.true_cards, self.read),
-                "exact_hand_rate": _ratio(self.exact, self.images),
+                "exact_hand_rate": _ratio(self.exact, self.hands),
                 "cards_labelled": self.labelled, "cards_read": self.read}
 
 

@@ -30,6 +30,22 @@ def test_blank_table_has_no_cards(reader):
     assert any("no cards found" in p for p in reading.problems)
 
 
+def test_only_card_backs_is_a_problem_not_a_hand(reader):
+    from cribcam.datagen.textures import card_back
+
+    table = np.full((640, 640, 3), (40, 110, 40), np.uint8)
+    rng = np.random.default_rng(5)
+    for i, x in enumerate(range(40, 600, 120)):  # five face-down cards in a row, one turned
+        back = card_back(rng, 100, 150)[..., :3]
+        if i == 2:
+            back = cv2.rotate(back, cv2.ROTATE_90_CLOCKWISE)
+        h, w = back.shape[:2]
+        table[200:200 + h, x:x + w] = back
+    reading = reader.read(table, expected=5)
+    assert reading.cards == ()
+    assert any("no cards found" in p for p in reading.problems)
+
+
 def test_grayscale_and_alpha_images_are_accepted(reader, real_photos):
     photo = cv2.imread(str(sorted((real_photos / "images").glob("*.jpg"))[0]))
     for image in (cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY), cv2.cvtColor(photo, cv2.COLOR_BGR2BGRA)):

@@ -1,0 +1,66 @@
+"""The reader's measurements: recall, precision, exact hands, confusions, per subset."""
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from cribcam.cli.main import main
+from cribcam.vision.evaluate import evaluate, load_labels
+from cribcam.vision.reading import Reading, SeenCard
+
+
+def _box(x: float) -> list[float]:
+    return [x, 10.0, x + 20.0, 40.0]
+
+
+LABELS = {
+    "a.png": {"subset": "phone", "cards": [{"card": "5H", "box": _box(0)}, {"card": "JD", "box": _box(100)}]},
+    "b.png": {"subset": "phone", "cards": [{"card": "7C", "box": _box(0)}, {"card": "7C", "box": _box(200)}]},
+    "c.png": {"subset": "webcam", "cards": []},  # every card hidden
+}
+# What a reader makes of each image (by its width): b's 7C misread as 7S, a ghost card in c.
+READS = {
+    10: [("5H", _box(0)), ("JD", _box(100))],
+    11: [("7S", _box(200))],
+    12: [("QS", _box(50))],
+}
+
+
+@pytest.fixture
+def images(tmp_path) -> Path:
+    for width, name in zip(READS, LABELS):
+        cv2.imwrite(str(tmp_path / name), np.zeros((8, width, 3), np.uint8))
+    return tmp_path
+
+
+def _read(image: np.ndarray) -> Reading:
+    cards = tuple(SeenCard(code, 0.9, (tuple(box),)) for code, box in READS[image.shape[1]])
+    return Reading(cards=cards, width=image.shape[1], height=image.shape[0])
+
+
+def test_the_tallies(images):
+    report = evaluate(_read, images, LABELS).as_dict()
+    overall = report["overall"]
+    assert (overall["images"], overall["hands"]) == (3, 2)
+    assert overall["recall"] == pytest.approx(2 / 3, abs=1e-4) and overall["precision"] == 0.5
+    assert overall["exact_hand_rate"] == 0.5  # a is exact; c shows no card, so it is no hand
+    assert report["subsets"]["webcam"]["exact_hand_rate"] is None
+    assert report["subsets"]["phone"]["precision"] == pytest.approx(2 / 3, abs=1e-4)
+    assert report["confusions"] == [{"labelled": "7C", "read": "7S", "times": 1}]
+
+
+def test_a_missing_image_is_listed_not_counted(images):
+    (images / "b.png").unlink()
+    report = evaluate(_read, images, LABELS).as_dict()
+    assert report["unreadable_images"] == ["b.png"] and report["overall"]["images"] == 2
+
+
+def test_a_file_that_is_no_labels_file_is_refused(tmp_path, capsys):
+    bad = tmp_path / "labels.json"
+    bad.write_text('{"a.jpg": ["5H"]}')
+    with pytest.raises(ValueError, match="not a labels file"):
+        load_labels(bad)
+    assert main(["eval", "--images", str(tmp_path), "--labels", str(bad)]) == 2
+    assert "not a labels file" in capsys.readouterr().err
