@@ -43,11 +43,14 @@ def run(args) -> int:
                          "or pip install opencv-python")
     if args.video is not None and not args.video.is_file():
         raise UsageError(f"no such video: {args.video}")
-    try:
-        reader = CardReader(args.model)
+    try:  # the settings first: a mistake there is said without waiting for the model
         lock = HandLock(args.window, args.agree)
+        reader = CardReader(args.model)
     except (ModelMissingError, ValueError) as exc:
         raise UsageError(str(exc)) from None
+    except Exception as exc:  # a damaged or incompatible .onnx file
+        raise UsageError(f"the model {args.model or 'bundled with cribcam'} could not be loaded: "
+                         f"{type(exc).__name__}: {exc}") from None
     capture = cv2.VideoCapture(str(args.video) if args.video else args.camera)
     if not capture.isOpened():
         raise UsageError(f"cannot open {'video ' + str(args.video) if args.video else f'camera {args.camera}'}")

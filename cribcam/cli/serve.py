@@ -1,4 +1,4 @@
-"""`cribcam serve`: the web app (photo page and JSON API) under waitress."""
+"""`cribcam serve`: the web app (photo page, live page and JSON API) under waitress."""
 
 from __future__ import annotations
 
@@ -13,11 +13,13 @@ DEFAULT_THREADS = 8
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
-        "serve", help="run the web app: photo page and JSON API",
-        description="Serve the web app (the photo page and the JSON API) with waitress. The "
-                    "model is loaded once; without one, typed cards still count and photos "
-                    "answer 503.",
-        epilog="example: cribcam serve --port 8000, then open http://127.0.0.1:8000/")
+        "serve", help="run the web app: photo page, live page and JSON API",
+        description="Serve the web app (the photo page, the live camera page and the JSON "
+                    "API) with waitress. The model is loaded once; without one, typed cards "
+                    "still count and photos answer 503.",
+        epilog="examples: cribcam serve --port 8000, then open http://127.0.0.1:8000/ (or "
+               "/live); cribcam serve --https --host 0.0.0.0, then open the printed https "
+               "address on a phone on the same network")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1; 0.0.0.0 for every "
                              "machine on the network: there is no login)")
@@ -26,6 +28,10 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
                         help=f"request threads (default {DEFAULT_THREADS}; photos are read "
                              f"two at a time whatever this is)")
+    parser.add_argument("--https", action="store_true",
+                        help="serve over HTTPS with a self-signed certificate made at start-up, "
+                             "so that phones may use their camera on the live page (the "
+                             "browser warns once about the certificate)")
     parser.set_defaults(handler=run)
 
 
@@ -43,15 +49,26 @@ def run(args) -> int:
     slot = reader_slot(app)
     if args.model is not None and not slot.available:
         raise UsageError(f"the model {args.model} could not be loaded: {slot.error}")
+    server = front = None
+    notes: list[str] = []
     try:
-        server = make_server(app, args.host, args.port, args.threads)
+        if args.https:  # waitress on loopback, behind a TLS front on --host and --port
+            server = make_server(app, "127.0.0.1", 0, args.threads)
+            front, url, notes = _tls_front(args.host, args.port, server.effective_port)
+        else:
+            server = make_server(app, args.host, args.port, args.threads)
+            url = server_url(server)
     except OSError as exc:
+        if server is not None:
+            server.close()
         raise UsageError(f"cannot listen on {args.host} port {args.port}: {exc.strerror or exc}")
     if slot.available:
         model = f"reading photos with {slot.description}"
     else:
         model = "no card-reading model installed: typed cards count, photos answer 503"
-    print(f"cribcam serve: {server_url(server)} ({model}; Ctrl-C stops)", flush=True)
+    print(f"cribcam serve: {url} ({model}; Ctrl-C stops)", flush=True)
+    for note in notes:
+        print(f"cribcam serve: {note}", flush=True)
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print("cribcam serve: listening beyond this machine; anyone who can reach it can use it",
               file=sys.stderr, flush=True)
@@ -60,5 +77,26 @@ def run(args) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        if front is not None:
+            front.close()
         server.close()
     return 0
+
+
+def _tls_front(host: str, port: int, backend_port: int):
+    """A TLS front with a fresh self-signed certificate, its URL, and lines for the user:
+    the certificate's fingerprint and where a phone can open the live page."""
+    from cribcam.live import https
+
+    names = https.local_names(host)
+    cert, key = https.self_signed_certificate(names)
+    front = https.TLSFront(https.server_context(cert, key), host, port, backend_port)
+    every = host in https.WILDCARDS
+    shown = "127.0.0.1" if every else host
+    url = f"https://{f'[{shown}]' if ':' in shown else shown}:{front.port}/"
+    notes = [f"self-signed certificate for {', '.join(names)}; SHA-256 {https.fingerprint(cert)}"]
+    address = https.network_address() if every else None
+    if address:
+        notes.append(f"on a phone on this network open https://{address}:{front.port}/live "
+                     f"and accept the certificate warning once")
+    return front, url, notes

@@ -10,6 +10,7 @@ from typing import Callable, Iterator, TextIO
 import cv2
 import numpy as np
 
+from cribcam.live.follow import Follower
 from cribcam.live.lock import HandLock
 from cribcam.vision.annotate import draw_reading
 from cribcam.vision.reading import Reading
@@ -42,7 +43,7 @@ def follow(frame_source: Iterator[np.ndarray], read: Callable[[np.ndarray], Read
            lock: HandLock, fps: float, count_options: dict,
            on_frame: Callable[[np.ndarray, Reading, dict | None], bool] | None = None
            ) -> Iterator[LockedHand]:
-    """Reads every frame and yields each hand the lock settles on.
+    """Reads every frame and yields each new hand the lock settles on.
 
     Args:
         frame_source: BGR frames.
@@ -50,17 +51,18 @@ def follow(frame_source: Iterator[np.ndarray], read: Callable[[np.ndarray], Read
         lock: the hand lock.
         fps: the source's frame rate, for the time stamps.
         count_options: ``starter``, ``crib``, ``claim``, ``variant`` for the count.
-        on_frame: called with each frame, its reading and the locked report (or None);
-            returning False stops.
+        on_frame: called with each frame, its reading and the locked hand's report (or
+            None while nothing is locked); returning False stops.
     """
-    locked: dict | None = None
+    follower = Follower(lock)
+    report: dict | None = None
     for index, frame in enumerate(frame_source):
         reading = read(frame)
-        state = lock.update(reading.codes)
-        if state.changed:
-            locked = reading_report(reading, **count_options) if state.cards else None
-            if locked is not None:
-                yield LockedHand(index, index / fps, locked)
+        step = follower.update(reading)
+        if step.new_hand:
+            report = reading_report(step.locked, **count_options)
+            yield LockedHand(index, index / fps, report)
+        locked = report if step.locked is not None else None
         if on_frame is not None and on_frame(frame, reading, locked) is False:
             return
 

@@ -1,568 +1,102 @@
 // cribcam photo page. Plain JavaScript, no libraries.
-// The server does all reading and counting (/api/read, /api/count); this page only keeps
-// the cards the player has settled on, shows what the server says, and asks again when
-// the player changes something.
-"use strict";
+// The server does all reading and counting (/api/read, /api/count); this page sends the
+// photo, shows it with the cards read drawn on it, and hands the cards to the shared
+// counting controls (counting.js).
+import {
+  $, adoptReading, capitalise, hideStarterChoices, send, startCounting, state,
+} from "./counting.js";
 
-(() => {
-  const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"];
-  const SUITS = { C: ["♣", "clubs"], D: ["♦", "diamonds"], H: ["♥", "hearts"], S: ["♠", "spades"] };
-  const RANK_NAMES = {
-    A: "ace", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight",
-    9: "nine", T: "ten", J: "jack", Q: "queen", K: "king",
-  };
-  const KIND_NAMES = { fifteen: "Fifteen", pair: "Pair", run: "Run", flush: "Flush", nobs: "His nobs" };
-  const VERDICT_TITLES = { correct: "Correct", muggins: "Muggins!", overclaim: "Over-claimed" };
-  const MAX_CLAIM = 1000;
+const body = document.body;
+const maxUpload = Number(body.dataset.maxUpload) || 12 * 1024 * 1024;
+const maxSide = 1920; // the reader scales larger photos down to this anyway
 
-  const $ = (id) => document.getElementById(id);
-  const body = document.body;
-  const maxUpload = Number(body.dataset.maxUpload) || 12 * 1024 * 1024;
-  const maxSide = 1920; // the reader scales larger photos down to this anyway
+let readSeq = 0;
+let localPhotoUrl = null;
 
-  const state = {
-    hand: [], // card codes, canonical ("5H", "TD")
-    starter: null, // a code or null
-    crib: false,
-    variant: body.dataset.defaultVariant || "six-card",
-    claim: null, // a number or null
-    practice: false,
-  };
-  let refreshSeq = 0;
-  let readSeq = 0;
-  let lastCount = null;
-  let localPhotoUrl = null;
+function setPhotoStatus(text, isError) {
+  const status = $("photo-status");
+  status.textContent = capitalise(text);
+  status.classList.toggle("error", Boolean(isError));
+}
 
-  // ---- cards: display only ---------------------------------------------------------------
+function clearPhoto() {
+  readSeq++;
+  setPhotoStatus("");
+  $("photo-figure").hidden = true;
+  $("photo").removeAttribute("src");
+  if (localPhotoUrl) URL.revokeObjectURL(localPhotoUrl);
+  localPhotoUrl = null;
+}
 
-  const capitalise = (text) => text.charAt(0).toUpperCase() + text.slice(1);
-  const rankLabel = (r) => (r === "T" ? "10" : r);
-  const isRed = (code) => code.endsWith("H") || code.endsWith("D");
-  const cardName = (code) => `${RANK_NAMES[code[0]]} of ${SUITS[code[1]][1]}`;
-  const cardText = (code) => `${rankLabel(code[0])}${SUITS[code[1]][0]}`;
-
-  function cardFace(code) {
-    const span = document.createElement("span");
-    span.className = "face " + (isRed(code) ? "red" : "black");
-    const rank = document.createElement("span");
-    rank.className = "rank";
-    rank.textContent = rankLabel(code[0]);
-    const suit = document.createElement("span");
-    suit.className = "suit";
-    suit.textContent = SUITS[code[1]][0];
-    span.append(rank, suit);
-    return span;
+// Phone photos are scaled down here before they are sent (faster on a slow connection);
+// the browser turns them upright by their EXIF orientation as it draws them.
+async function shrink(file) {
+  if (file.size < 1.5e6 || !window.createImageBitmap) return file;
+  try {
+    const bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
+    const scale = Math.min(1, maxSide / Math.max(bitmap.width, bitmap.height));
+    if (scale === 1 && file.size <= maxUpload) { bitmap.close(); return file; }
+    const canvas = document.createElement("canvas");
+    canvas.width = Math.round(bitmap.width * scale);
+    canvas.height = Math.round(bitmap.height * scale);
+    canvas.getContext("2d").drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+    bitmap.close();
+    const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", 0.92));
+    return blob || file;
+  } catch (err) {
+    return file; // not something this browser can draw: let the server say what it is
   }
+}
 
-  function miniCards(codes) {
-    const span = document.createElement("span");
-    span.className = "mini-cards";
-    for (const code of codes) {
-      const c = document.createElement("span");
-      c.className = "mini " + (isRed(code) ? "red" : "black");
-      c.textContent = cardText(code);
-      span.append(c);
-    }
-    return span;
-  }
-
-  function chipButton(code, where, index) {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.className = "chip" + (where === "starter" ? " starter" : "");
-    if (code) {
-      b.dataset.card = code;
-      b.append(cardFace(code));
-      b.setAttribute("aria-label",
-        `${cardName(code)}${where === "starter" ? ", the starter" : ""}: tap to change`);
-    } else {
-      b.classList.add("empty");
-      b.textContent = where === "starter" ? "?" : "+";
-      b.setAttribute("aria-label", where === "starter" ? "Set the starter" : "Add a card");
-      b.dataset.action = where === "starter" ? "set-starter" : "add-card";
-    }
-    b.addEventListener("click", () => openPicker(where, index));
-    return b;
-  }
-
-  function renderChips() {
-    $("hand-label").textContent = state.crib ? "Crib" : "Hand";
-    const hand = $("hand-chips");
-    hand.replaceChildren(...state.hand.map((code, i) => chipButton(code, "hand", i)));
-    if (state.hand.length < 6) hand.append(chipButton(null, "hand", null));
-    $("starter-chips").replaceChildren(chipButton(state.starter, "starter", null));
-  }
-
-  // ---- talking to the server -------------------------------------------------------------
-
-  async function send(url, options) {
-    let response;
-    try {
-      response = await fetch(url, options);
-    } catch (err) {
-      return { ok: false, status: 0, data: { error: "The server cannot be reached: check the connection and try again." } };
-    }
-    let data;
-    try {
-      data = await response.json();
-    } catch (err) {
-      data = { error: `The server answered ${response.status} without a readable message.` };
-    }
-    if (!response.ok && !(data && data.error)) data = { error: `The server answered ${response.status}.` };
-    return { ok: response.ok, status: response.status, data };
-  }
-
-  const postJSON = (url, payload) => send(url, {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(payload),
-  });
-
-  // ---- the count ---------------------------------------------------------------------------
-
-  function countRequest() {
-    const payload = { hand: state.hand, starter: state.starter, crib: state.crib, variant: state.variant };
-    if (state.claim !== null) payload.claim = state.claim;
-    return payload;
-  }
-
-  async function refresh() {
-    const seq = ++refreshSeq;
-    renderChips();
-    if (!state.hand.length && !state.starter) {
-      showCount(null);
-      return;
-    }
-    if (!state.starter) {
-      showCount(null, "Which card is the starter? Tap it and tick “This card is the starter”, or tap ? to add it.", true);
-      return;
-    }
-    body.classList.add("counting");
-    const { ok, data } = await postJSON("/api/count", countRequest());
-    if (seq !== refreshSeq) return; // a newer change has been sent since
-    if (ok) showCount(data);
-    else showCount(null, data.error);
-  }
-
-  // Shows a count, or why there is none: an error from the server, or a guide (what to do next).
-  function showCount(data, error, guide) {
-    body.classList.remove("counting");
-    lastCount = data;
-    $("count-error").hidden = !error;
-    $("count-error").textContent = error ? capitalise(error) : "";
-    $("count-error").classList.toggle("error", !guide);
-    $("count-error").classList.toggle("guide", Boolean(guide));
-    $("count-empty").hidden = Boolean(data || error);
-    const hidden = !data || (state.practice && state.claim === null);
-    $("practice-note").hidden = !(data && state.practice && state.claim === null);
-    $("count").hidden = hidden;
-    renderVerdict(data);
-    if (!data) return;
-    const what = data.crib ? "Crib" : "Hand";
-    $("total-label").textContent = `${what} total`;
-    $("total").textContent = String(data.total);
-    $("spoken").textContent = `“${capitalise(data.spoken)}”`;
-    const rows = data.items.map((item) => {
-      const tr = document.createElement("tr");
-      const kind = document.createElement("td");
-      kind.textContent = item.kind === "run" ? `Run of ${item.cards.length}` : (KIND_NAMES[item.kind] || item.kind);
-      const cards = document.createElement("td");
-      cards.append(miniCards(item.cards));
-      const points = document.createElement("td");
-      points.className = "points";
-      points.textContent = String(item.points);
-      tr.append(kind, cards, points);
-      return tr;
-    });
-    if (!rows.length) {
-      const tr = document.createElement("tr");
-      const td = document.createElement("td");
-      td.colSpan = 3;
-      td.className = "nineteen";
-      td.textContent = "Nothing scores (a “nineteen” hand).";
-      tr.append(td);
-      rows.push(tr);
-    }
-    $("items").replaceChildren(...rows);
-    $("heels").hidden = !data.heels;
-    $("heels").textContent = data.heels
-      ? `His heels: the starter is a jack, ${data.heels} to the dealer (not part of the ${what.toLowerCase()}).`
-      : "";
-  }
-
-  function renderVerdict(data) {
-    const box = $("verdict");
-    if (!data || !data.verdict) {
-      box.hidden = true;
-      box.replaceChildren();
-      delete box.dataset.verdict;
-      return;
-    }
-    box.hidden = false;
-    box.dataset.verdict = data.verdict;
-    const what = data.crib ? "crib" : "hand";
-    const title = document.createElement("p");
-    title.className = "verdict-title";
-    const message = document.createElement("p");
-    message.className = "verdict-message";
-    if (data.verdict === "muggins") {
-      const n = data.difference;
-      title.textContent = `Muggins! ${n} point${n === 1 ? "" : "s"} overlooked`;
-      message.textContent = `The ${what} is ${data.total}, not ${data.claimed}: the opponent may peg ${n}.`;
-    } else {
-      title.textContent = VERDICT_TITLES[data.verdict] || data.verdict;
-      message.textContent = data.message; // the server's sentence, as `cribcam count` says it
-    }
-    box.replaceChildren(title, message);
-    if (data.verdict === "muggins" && data.overlooked.length) {
-      const intro = document.createElement("p");
-      intro.textContent = "Overlooked:";
-      const list = document.createElement("ul");
-      list.className = "overlooked";
-      for (const item of data.overlooked) {
-        const li = document.createElement("li");
-        const name = item.kind === "run" ? `run of ${item.cards.length}` : (KIND_NAMES[item.kind] || item.kind).toLowerCase();
-        li.append(`${name} `, miniCards(item.cards), ` for ${item.points}`);
-        list.append(li);
-      }
-      box.append(intro, list);
-    }
-    if (data.impossible && data.verdict === "muggins") {
-      const note = document.createElement("p");
-      note.textContent = `(${data.claimed} is not a possible ${what} count.)`;
-      box.append(note);
-    }
-  }
-
-  // ---- the claim ---------------------------------------------------------------------------
-
-  function readClaim() {
-    const text = $("claim").value.trim();
-    if (!text) return { claim: null };
-    const n = Number(text);
-    if (!Number.isInteger(n) || n < 0 || n > MAX_CLAIM) return { error: "Enter the points claimed as a whole number, like 12." };
-    return { claim: n };
-  }
-
-  $("claim-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const { claim, error } = readClaim();
-    if (error) {
-      showCount(lastCount, error);
-      return;
-    }
-    state.claim = claim;
-    refresh();
-  });
-  $("claim").addEventListener("change", () => {
-    if (state.practice) return; // in practice the count waits for Check
-    const { claim, error } = readClaim();
-    if (!error && claim !== state.claim) {
-      state.claim = claim;
-      refresh();
-    }
-  });
-
-  $("practice").addEventListener("change", (event) => {
-    state.practice = event.target.checked;
-    if (state.practice) clearClaim();
-    refresh();
-  });
-
-  function clearClaim() {
-    state.claim = null;
-    $("claim").value = "";
-  }
-
-  // A new or changed hand: in practice mode the player counts it afresh.
-  function handChanged() {
-    if (state.practice) clearClaim();
-    refresh();
-  }
-
-  // ---- speaking ----------------------------------------------------------------------------
-
-  if (!("speechSynthesis" in window)) $("speak-button").hidden = true;
-  $("speak-button").addEventListener("click", () => {
-    if (!lastCount || !("speechSynthesis" in window)) return;
-    window.speechSynthesis.cancel();
-    const utterance = new SpeechSynthesisUtterance(lastCount.spoken);
-    utterance.lang = "en";
-    utterance.rate = 0.95;
-    window.speechSynthesis.speak(utterance);
-  });
-
-  // ---- hand, crib, variant ---------------------------------------------------------------
-
-  for (const radio of document.querySelectorAll('input[name="what"]')) {
-    radio.addEventListener("change", () => {
-      state.crib = document.querySelector('input[name="what"]:checked').value === "crib";
-      handChanged();
-    });
-  }
-  for (const radio of document.querySelectorAll('input[name="variant"]')) {
-    radio.addEventListener("change", () => {
-      state.variant = document.querySelector('input[name="variant"]:checked').value;
-      handChanged();
-    });
-  }
-
-  $("clear-button").addEventListener("click", () => {
-    state.hand = [];
-    state.starter = null;
-    clearClaim();
-    $("typed-cards").value = "";
-    $("type-error").hidden = true;
-    clearPhoto();
-    refresh();
-  });
-
-  // ---- typing the cards ------------------------------------------------------------------
-
-  $("type-form").addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const tokens = $("typed-cards").value.split(/[\s,]+/).filter(Boolean);
-    const error = $("type-error");
-    if (!tokens.length) {
-      error.textContent = "Type the hand's cards and then the starter, like 5H 5C 5S JD 5D.";
-      error.hidden = false;
-      return;
-    }
-    // The server parses and checks the cards; the last one typed is the starter.
-    const payload = {
-      hand: tokens.slice(0, -1), starter: tokens[tokens.length - 1], crib: state.crib, variant: state.variant,
-    };
-    const { ok, data } = await postJSON("/api/count", payload);
-    if (!ok) {
-      error.textContent = capitalise(data.error);
-      error.hidden = false;
-      return;
-    }
-    error.hidden = true;
-    clearPhoto();
-    state.hand = data.hand;
-    state.starter = data.starter;
-    handChanged();
-  });
-
-  // ---- the picker --------------------------------------------------------------------------
-
-  const picker = $("picker");
-  const pick = { where: "hand", index: null, rank: null, suit: null };
-
-  function buildPicker() {
-    $("picker-ranks").replaceChildren(...RANKS.map((r) => {
-      const b = document.createElement("button");
-      b.type = "button";
-      b.textContent = rankLabel(r);
-      b.dataset.rank = r;
-      b.setAttribute("aria-label", RANK_NAMES[r]);
-      b.addEventListener("click", () => { pick.rank = r; updatePicker(); });
-      return b;
-    }));
-    $("picker-suits").replaceChildren(...Object.entries(SUITS).map(([s, [symbol, name]]) => {
-      const b = document.createElement("button");
-      b.type = "button";
-      b.textContent = symbol;
-      b.className = s === "H" || s === "D" ? "red" : "black";
-      b.dataset.suit = s;
-      b.setAttribute("aria-label", name);
-      b.addEventListener("click", () => { pick.suit = s; updatePicker(); });
-      return b;
-    }));
-  }
-
-  function updatePicker() {
-    for (const b of $("picker-ranks").children) b.setAttribute("aria-pressed", String(b.dataset.rank === pick.rank));
-    for (const b of $("picker-suits").children) b.setAttribute("aria-pressed", String(b.dataset.suit === pick.suit));
-    const code = pick.rank && pick.suit ? pick.rank + pick.suit : null;
-    const preview = $("picker-preview");
-    preview.replaceChildren(code ? cardFace(code) : "?");
-    $("picker-ok").disabled = !code;
-    $("picker-error").hidden = true;
-  }
-
-  function openPicker(where, index) {
-    const code = where === "starter" ? state.starter : (index === null ? null : state.hand[index]);
-    Object.assign(pick, { where, index, rank: code ? code[0] : null, suit: code ? code[1] : null });
-    $("picker-title").textContent = code ? `Change the ${cardName(code)}` : (where === "starter" ? "Set the starter" : "Add a card");
-    $("picker-starter").checked = where === "starter";
-    $("picker-remove").hidden = !code;
-    updatePicker();
-    picker.showModal();
-  }
-
-  $("picker-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const code = pick.rank && pick.suit ? pick.rank + pick.suit : null;
-    if (!code) return;
-    const asStarter = $("picker-starter").checked;
-    const old = pick.where === "starter" ? state.starter : (pick.index === null ? null : state.hand[pick.index]);
-    const others = state.hand.filter((c, i) => !(pick.where === "hand" && i === pick.index));
-    if (pick.where !== "starter" && state.starter) others.push(state.starter);
-    if (code !== old && others.includes(code)) {
-      $("picker-error").textContent = `${cardText(code)} is already in play: a deck has one ${cardName(code)}.`;
-      $("picker-error").hidden = false;
-      return;
-    }
-    if (pick.where === "starter") {
-      if (asStarter) state.starter = code;
-      else { state.hand.push(code); state.starter = null; }
-    } else if (asStarter) {
-      // This card becomes the starter; the old starter, if any, takes its place in the hand.
-      if (pick.index === null) { if (state.starter) state.hand.push(state.starter); }
-      else if (state.starter) state.hand[pick.index] = state.starter;
-      else state.hand.splice(pick.index, 1);
-      state.starter = code;
-    } else if (pick.index === null) state.hand.push(code);
-    else state.hand[pick.index] = code;
-    picker.close();
-    hideStarterChoices();
-    $("typed-cards").value = ""; // the chips, not the typed line, are the hand now
-    handChanged();
-  });
-
-  $("picker-remove").addEventListener("click", () => {
-    if (pick.where === "starter") state.starter = null;
-    else state.hand.splice(pick.index, 1);
-    picker.close();
-    $("typed-cards").value = "";
-    handChanged();
-  });
-  $("picker-cancel").addEventListener("click", () => picker.close());
-
-  // ---- photos ------------------------------------------------------------------------------
-
-  function setPhotoStatus(text, isError) {
-    const status = $("photo-status");
-    status.textContent = capitalise(text);
-    status.classList.toggle("error", Boolean(isError));
-  }
-
-  function clearPhoto() {
-    readSeq++;
-    setPhotoStatus("");
-    $("photo-figure").hidden = true;
-    $("photo").removeAttribute("src");
-    $("problems").hidden = true;
-    hideStarterChoices();
-    if (localPhotoUrl) URL.revokeObjectURL(localPhotoUrl);
-    localPhotoUrl = null;
-  }
-
-  function hideStarterChoices() {
-    $("starter-choices").hidden = true;
-    $("starter-choice-buttons").replaceChildren();
-  }
-
-  // Phone photos are scaled down here before they are sent (faster on a slow connection);
-  // the browser turns them upright by their EXIF orientation as it draws them.
-  async function shrink(file) {
-    if (file.size < 1.5e6 || !window.createImageBitmap) return file;
-    try {
-      const bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
-      const scale = Math.min(1, maxSide / Math.max(bitmap.width, bitmap.height));
-      if (scale === 1 && file.size <= maxUpload) { bitmap.close(); return file; }
-      const canvas = document.createElement("canvas");
-      canvas.width = Math.round(bitmap.width * scale);
-      canvas.height = Math.round(bitmap.height * scale);
-      canvas.getContext("2d").drawImage(bitmap, 0, 0, canvas.width, canvas.height);
-      bitmap.close();
-      const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", 0.92));
-      return blob || file;
-    } catch (err) {
-      return file; // not something this browser can draw: let the server say what it is
-    }
-  }
-
-  async function readPhoto(file) {
-    if (!file) return;
-    const seq = ++readSeq;
-    hideStarterChoices();
-    $("problems").hidden = true;
-    setPhotoStatus("Reading the cards…");
-    body.classList.add("reading");
-    if (localPhotoUrl) URL.revokeObjectURL(localPhotoUrl);
-    localPhotoUrl = URL.createObjectURL(file);
-    const upload = await shrink(file);
-    if (upload.size > maxUpload) {
-      body.classList.remove("reading");
-      setPhotoStatus(`The photo is over ${Math.floor(maxUpload / 1048576)} MB: send a smaller one.`, true);
-      return;
-    }
-    const form = new FormData();
-    form.append("image", upload, file.name || "photo.jpg");
-    form.append("variant", state.variant);
-    form.append("crib", String(state.crib));
-    form.append("annotate", "true");
-    const { ok, data } = await send("/api/read", { method: "POST", body: form });
-    if (seq !== readSeq) return;
+async function readPhoto(file) {
+  if (!file) return;
+  const seq = ++readSeq;
+  hideStarterChoices();
+  $("problems").hidden = true;
+  setPhotoStatus("Reading the cards…");
+  body.classList.add("reading");
+  if (localPhotoUrl) URL.revokeObjectURL(localPhotoUrl);
+  localPhotoUrl = URL.createObjectURL(file);
+  const upload = await shrink(file);
+  if (upload.size > maxUpload) {
     body.classList.remove("reading");
-    if (!ok) {
-      $("photo-figure").hidden = true;
-      setPhotoStatus(data.error, true);
-      return;
-    }
-    showReading(data);
+    setPhotoStatus(`The photo is over ${Math.floor(maxUpload / 1048576)} MB: send a smaller one.`, true);
+    return;
   }
-
-  function showReading(data) {
-    $("photo").src = data.annotated || localPhotoUrl;
-    $("photo-figure").hidden = false;
-    const n = data.cards.length;
-    setPhotoStatus(n ? `${n} card${n === 1 ? "" : "s"} read. Tap a card below to fix it.` : "No cards read.");
-    const problems = $("problems");
-    problems.replaceChildren(...data.problems.map((text) => {
-      const li = document.createElement("li");
-      li.textContent = capitalise(text);
-      return li;
-    }));
-    problems.hidden = !data.problems.length;
-    const codes = data.cards.map((c) => c.card);
-    state.starter = data.starter && codes.includes(data.starter) ? data.starter : null;
-    state.hand = codes.filter((c) => c !== state.starter);
-    if (!state.starter && data.totals_by_starter) {
-      $("starter-choice-buttons").replaceChildren(...data.totals_by_starter.map((t) => {
-        const b = document.createElement("button");
-        b.type = "button";
-        b.className = "button";
-        b.dataset.starter = t.starter;
-        b.append(miniCards([t.starter]), ` ${t.total} point${t.total === 1 ? "" : "s"}`);
-        b.setAttribute("aria-label", `${cardName(t.starter)} as the starter: ${t.total}`);
-        b.addEventListener("click", () => {
-          state.hand = codes.filter((c) => c !== t.starter);
-          state.starter = t.starter;
-          hideStarterChoices();
-          handChanged();
-        });
-        return b;
-      }));
-      $("starter-choices").hidden = false;
-    }
-    $("typed-cards").value = "";
-    clearClaim();
-    refresh();
+  const form = new FormData();
+  form.append("image", upload, file.name || "photo.jpg");
+  form.append("variant", state.variant);
+  form.append("crib", String(state.crib));
+  form.append("annotate", "true");
+  const { ok, data } = await send("/api/read", { method: "POST", body: form });
+  if (seq !== readSeq) return;
+  body.classList.remove("reading");
+  if (!ok) {
+    $("photo-figure").hidden = true;
+    setPhotoStatus(data.error, true);
+    return;
   }
+  showReading(data);
+}
 
-  for (const id of ["camera-input", "file-input"]) {
-    $(id).addEventListener("change", (event) => {
-      const file = event.target.files && event.target.files[0];
-      readPhoto(file);
-      event.target.value = ""; // the same photo can be chosen again
-    });
-  }
+function showReading(data) {
+  $("photo").src = data.annotated || localPhotoUrl;
+  $("photo-figure").hidden = false;
+  const n = data.cards.length;
+  setPhotoStatus(n ? `${n} card${n === 1 ? "" : "s"} read. Tap a card below to fix it.` : "No cards read.");
+  adoptReading(data);
+}
 
-  // ---- start -------------------------------------------------------------------------------
+for (const id of ["camera-input", "file-input"]) {
+  $(id).addEventListener("change", (event) => {
+    const file = event.target.files && event.target.files[0];
+    readPhoto(file);
+    event.target.value = ""; // the same photo can be chosen again
+  });
+}
 
-  async function checkServer() {
-    const { ok, data } = await send("/api/status");
-    if (ok && !data.model) {
-      const note = $("model-note");
-      note.textContent = "Photos cannot be read on this server yet: no card-reading model is installed. Type the cards instead.";
-      note.hidden = false;
-    }
-  }
-
-  buildPicker();
-  renderChips();
-  checkServer();
-  body.classList.add("ready");
-})();
+startCounting({
+  onClear: clearPhoto,
+  noModelNote: "Photos cannot be read on this server yet: no card-reading model is installed. Type the cards instead.",
+});
+body.classList.add("ready");

@@ -1,0 +1,183 @@
+"""Benchmark live counting end to end: frames per second through the live page.
+
+`cribcam serve` runs as its own process; headless Chromium opens /live with a clip of
+synthetic hands (``cribcam data clip``, 640x480) as its camera, and the page sends frames
+as fast as the server answers, one at a time, as a player's browser does. The figure is the
+frames answered per second over the measured seconds (after a warm-up), with the time each
+frame took from the page's own resource timing. ``--server-only`` also posts the clip's
+frames from Python, one at a time, to tell the browser's share from the server's.
+
+Run:
+    python bench/bench_live.py [--model models/cribcam-cards.onnx] [--seconds 20]
+    python bench/bench_live.py --stand-in   # no trained model yet: an untrained model of the
+                                            # recipe's architecture, exported at 640 (needs the
+                                            # train extra); it reads nothing, but runs as slowly
+Target (2-core machine, 640-pixel frames): at least 12 frames per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import platform
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+
+
+def stand_in_model(folder: Path) -> Path:
+    """An untrained detector of the training recipe's architecture, 52 classes, at 640."""
+    import yaml
+    from ultralytics import YOLO
+    from ultralytics.utils import ROOT as ULTRALYTICS
+
+    from cribcam.training.recipe import Recipe, export_onnx
+
+    name = Recipe(data="").model  # e.g. yolo11n.yaml: family "yolo11", scale "n"
+    family, scale = name.removesuffix(".yaml")[:-1], name.removesuffix(".yaml")[-1]
+    config = yaml.safe_load(next(ULTRALYTICS.glob(f"cfg/models/*/{family}.yaml")).read_text())
+    config.update(nc=52, scale=scale)
+    cards = folder / f"{family}{scale}-cards.yaml"
+    cards.write_text(yaml.safe_dump(config))
+    checkpoint = folder / "stand-in.pt"
+    YOLO(str(cards)).save(str(checkpoint))
+    return export_onnx(checkpoint, folder / "model" / "stand-in.onnx", 640)
+
+
+def start_server(model: Path) -> tuple[subprocess.Popen, str]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cribcam", "serve", "--port", "0", "--model", str(model)],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
+    line = process.stdout.readline()
+    if not line.startswith("cribcam serve: http"):
+        process.kill()
+        raise SystemExit(f"the server did not start: {line!r}")
+    return process, line.split()[2].rstrip("/")
+
+
+def through_the_page(url: str, clip: Path, warmup: float, seconds: float) -> dict:
+    """Frames per second and per-frame times of the live page playing ``clip``."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--use-fake-ui-for-media-stream",
+            "--use-fake-device-for-media-stream", f"--use-file-for-fake-video-capture={clip}"])
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.add_init_script("performance.setResourceTimingBufferSize(100000)")
+        answered: list[float] = []
+        page.on("response", lambda r: answered.append(time.perf_counter())
+                if r.url.endswith("/api/live/frame") and r.status == 200 else None)
+        page.goto(url + "/live")
+        page.wait_for_timeout(warmup * 1000)
+        start, first = time.perf_counter(), len(answered)
+        page.wait_for_timeout(seconds * 1000)
+        end, last = time.perf_counter(), len(answered)
+        durations = page.evaluate("performance.getEntriesByType('resource')"
+                                  ".filter(e => e.name.endsWith('/api/live/frame')).map(e => e.duration)")
+        shown = page.locator("#fps").text_content()
+        hands = page.locator("#history li").count()
+        browser.close()
+    durations = sorted(durations[first:last])
+    return {"fps": (last - first) / (end - start), "frames": last - first, "shown": shown,
+            "median_ms": statistics.median(durations), "p90_ms": durations[int(0.9 * len(durations)) - 1],
+            "hands": hands}
+
+
+def server_only(url: str, clip: Path, frames: int) -> dict:
+    """Frames per second posting the clip's frames (as JPEG, like the page) one at a time."""
+    import http.client
+    import uuid
+    from urllib.parse import urlsplit
+
+    import cv2
+
+    capture = cv2.VideoCapture(str(clip))
+    jpegs = []
+    while len(jpegs) < frames and (frame := capture.read())[0]:
+        jpegs.append(cv2.imencode(".jpg", frame[1], [cv2.IMWRITE_JPEG_QUALITY, 80])[1].tobytes())
+    capture.release()
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+    boundary = uuid.uuid4().hex
+    times, session = [], None
+    for jpeg in jpegs:
+        body = io.BytesIO()
+        if session:
+            body.write(f'--{boundary}\r\nContent-Disposition: form-data; name="session"\r\n\r\n'
+                       f"{session}\r\n".encode())
+        body.write(f'--{boundary}\r\nContent-Disposition: form-data; name="image"; filename="f.jpg"\r\n'
+                   f"Content-Type: image/jpeg\r\n\r\n".encode() + jpeg + f"\r\n--{boundary}--\r\n".encode())
+        start = time.perf_counter()
+        connection.request("POST", "/api/live/frame", body.getvalue(),
+                           {"Content-Type": f"multipart/form-data; boundary={boundary}"})
+        response = connection.getresponse()
+        answer = response.read()
+        times.append(time.perf_counter() - start)
+        if response.status != 200:
+            raise SystemExit(f"the server answered {response.status}: {answer[:200]!r}")
+        session = json.loads(answer)["session"]
+    connection.close()
+    times = times[5:]  # warm-up
+    return {"fps": len(times) / sum(times), "median_ms": 1000 * statistics.median(times)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", type=Path, default=ROOT / "models" / "cribcam-cards.onnx")
+    parser.add_argument("--stand-in", action="store_true",
+                        help="benchmark an untrained model of the recipe's architecture instead")
+    parser.add_argument("--clip", type=Path, help="a .y4m clip (default: render one, 640x480 at 30 fps)")
+    parser.add_argument("--warmup", type=float, default=5.0, help="seconds before measuring")
+    parser.add_argument("--seconds", type=float, default=20.0, help="seconds measured")
+    parser.add_argument("--server-only", action="store_true", help="also post frames from Python")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="bench-live-") as folder:
+        folder = Path(folder)
+        model = stand_in_model(folder) if args.stand_in else args.model
+        if not model.is_file():
+            raise SystemExit(f"no model at {model}: pass --model, or --stand-in to time an untrained one")
+        clip = args.clip
+        if clip is None:
+            from cribcam.datagen.clips import ClipSpec, write_clip
+            from cribcam.datagen.decks import load_decks
+
+            # 30 fps, as a webcam films: the page never sends a frame twice, so a slower clip
+            # would cap the figure at its own rate.
+            clip = folder / "hands.y4m"
+            write_clip(clip, ClipSpec(hands=2, hold_seconds=4.0, fps=30, seed=1),
+                       load_decks(split="heldout", progress=False))
+        process, url = start_server(model)
+        try:
+            page = through_the_page(url, clip, args.warmup, args.seconds)
+            alone = server_only(url, clip, 60) if args.server_only else None
+        finally:
+            process.send_signal(signal.SIGINT)
+            process.wait(timeout=30)
+
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor())
+    print(f"machine: {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(f"model: {'untrained stand-in of the recipe architecture' if args.stand_in else model}, input 640")
+    print(f"clip: {args.clip or 'rendered, 640x480 at 30 fps'}; frames sent at 640 pixels (JPEG 0.8)")
+    print(f"live page end to end: {page['fps']:.1f} frames/s over {page['frames']} frames "
+          f"({args.seconds:.0f} s after {args.warmup:.0f} s warm-up); per frame median "
+          f"{page['median_ms']:.0f} ms, p90 {page['p90_ms']:.0f} ms; page showed {page['shown']!r}; "
+          f"hands locked {page['hands']}")
+    if alone:
+        print(f"server only (frames posted from Python): {alone['fps']:.1f} frames/s, "
+              f"median {alone['median_ms']:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()

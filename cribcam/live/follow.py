@@ -1,0 +1,65 @@
+"""Following one camera: each frame's reading goes into the hand lock; which hand is locked.
+
+The desktop mode and the live web page both follow frames through a ``Follower``, so a hand
+locks, unlocks and counts as new by the same rules wherever it is watched.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from cribcam.live.lock import HandLock
+from cribcam.vision.reading import Reading
+
+
+@dataclass(frozen=True)
+class Step:
+    """Where following stands after one frame.
+
+    Attributes:
+        reading: this frame's reading.
+        locked: the latest reading of the locked hand (one whose cards are the locked set),
+            or None while nothing is locked.
+        hand: the number of the last hand locked, from 1; 0 before the first.
+        new_hand: this frame locked a hand other than the last one locked. A hand that
+            locks again after a passing arm or a cleared table is the same hand: it keeps
+            its number, and the count the player may have fixed stays.
+    """
+
+    reading: Reading
+    locked: Reading | None
+    hand: int
+    new_hand: bool
+
+
+class Follower:
+    """Feeds readings, frame by frame, to a ``HandLock``.
+
+    Args:
+        lock: the hand lock; a ``HandLock()`` with its default window by default.
+    """
+
+    def __init__(self, lock: HandLock | None = None):
+        self.lock = lock or HandLock()
+        self.recent: deque[Reading] = deque(maxlen=self.lock.window)
+        self.hand = 0
+        self._last_locked: frozenset[str] | None = None
+        self._view: Reading | None = None
+
+    def update(self, reading: Reading) -> Step:
+        """Adds one frame's reading and says what is locked now."""
+        self.recent.append(reading)
+        cards = self.lock.update(reading.codes).cards
+        new_hand = cards is not None and cards != self._last_locked
+        if new_hand:
+            self.hand += 1
+            self._last_locked = cards
+        if cards is None:
+            self._view = None
+        else:
+            # The newest frame that saw the locked cards: its boxes and its starter guess are
+            # the freshest. (One always exists when a set locks: it has most of the votes.)
+            self._view = next((r for r in reversed(self.recent) if frozenset(r.codes) == cards),
+                              self._view)
+        return Step(reading, self._view, self.hand, new_hand)

@@ -1,0 +1,186 @@
+"""The live page and POST /api/live/frame through Flask's test client."""
+
+from __future__ import annotations
+
+import io
+import re
+import threading
+
+import numpy as np
+import pytest
+
+from cribcam.scoring import score_hand
+from cribcam.web import create_app
+
+from webtools import StubReader, encode
+
+FRAME = encode(np.full((480, 640, 3), 90, np.uint8))
+HAND = ["AS", "QH", "KC", "AC", "QS"]
+
+
+def post_frame(client, data: bytes = FRAME, session: str | None = None, **fields):
+    form = {"image": (io.BytesIO(data), "frame.jpg"), **{k: str(v) for k, v in fields.items()}}
+    if session:
+        form["session"] = session
+    return client.post("/api/live/frame", data=form, content_type="multipart/form-data")
+
+
+def follow(client, frames: int, session: str | None = None, **fields) -> list[dict]:
+    """Sends ``frames`` frames in one session; returns the answers."""
+    answers = []
+    for _ in range(frames):
+        response = post_frame(client, session=session, **fields)
+        assert response.status_code == 200, response.json
+        answers.append(response.json)
+        session = response.json["session"]
+    return answers
+
+
+@pytest.fixture
+def reader():
+    return StubReader(cards=HAND, starter="QS")
+
+
+@pytest.fixture
+def live_client(reader):
+    return create_app({"TESTING": True}, reader=reader).test_client()
+
+
+# --- the page ------------------------------------------------------------------------------
+
+
+def test_live_page_has_the_camera_view_and_the_photo_pages_controls(client):
+    response = client.get("/live")
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    for element in ('id="video"', 'id="overlay"', 'id="lock-status"', 'id="fps"', 'id="sound"',
+                    'id="camera-button"', 'id="history"', 'id="typed-cards"', 'id="hand-chips"',
+                    'id="starter-chips"', 'name="what"', 'name="variant"', 'id="claim"',
+                    'id="picker"', 'id="starter-choices"'):
+        assert element in html, element
+    assert '<script type="module" src="/static/live.js">' in html
+    assert "http://" not in html and "https://" not in html
+    assert response.headers["Content-Security-Policy"].startswith("default-src 'self'")
+
+
+def test_live_scripts_are_served_and_load_nothing_from_elsewhere(client):
+    for asset in ("live.js", "counting.js", "app.js"):
+        response = client.get(f"/static/{asset}")
+        assert response.status_code == 200 and "javascript" in response.mimetype
+        text = response.get_data(as_text=True)
+        # Addresses only in a message: "open this page at an https:// address ... or at
+        # http://localhost."
+        assert set(re.findall(r"https?://[^\s\"'`]*", text)) <= {"https://", "http://localhost."}, asset
+        assert "//cdn" not in text and "import(" not in text
+    assert 'from "./counting.js"' in client.get("/static/live.js").get_data(as_text=True)
+
+
+# --- following frames ----------------------------------------------------------------------
+
+
+def test_a_hand_locks_on_the_fifth_agreeing_frame_with_its_count(live_client, reader):
+    answers = follow(live_client, 6)
+    assert [a["locked"] for a in answers] == [False] * 4 + [True] * 2
+    assert [a["new_hand"] for a in answers] == [False] * 4 + [True, False]
+    assert [a["frame"] for a in answers] == [1, 2, 3, 4, 5, 6]
+    assert len({a["session"] for a in answers}) == 1
+    assert answers[3]["report"] is None and answers[3]["hand"] == 0
+    locked = answers[4]
+    assert locked["hand"] == 1
+    assert [c["card"] for c in locked["reading"]["cards"]] == HAND
+    assert locked["reading"]["width"] == 640 and locked["reading"]["cards"][0]["boxes"]
+    assert locked["report"]["count"]["total"] == score_hand(HAND[:4], "QS").total
+    assert [shape for shape, _ in reader.calls] == [(480, 640, 3)] * 6
+
+
+def test_the_locked_report_is_what_api_read_answers(live_client):
+    report = follow(live_client, 5, crib="true")[-1]["report"]
+    read = live_client.post("/api/read", data={"image": (io.BytesIO(FRAME), "f.jpg"), "crib": "true"},
+                            content_type="multipart/form-data").json
+    assert report == read and report["count"]["crib"] is True
+
+
+def test_frames_without_a_session_never_lock(live_client):
+    answers = [post_frame(live_client).json for _ in range(6)]
+    assert len({a["session"] for a in answers}) == 6
+    assert not any(a["locked"] for a in answers) and {a["frame"] for a in answers} == {1}
+
+
+def test_new_cards_unlock_and_lock_the_next_hand(live_client, reader):
+    session = follow(live_client, 8)[-1]["session"]
+    reader.cards = ["2C", "3D", "4S", "9H", "KD"]
+    reader.starter = "KD"
+    answers = follow(live_client, 5, session)
+    assert [a["hand"] for a in answers] == [1, 1, 1, 1, 2]
+    assert [a["report"]["count"]["total"] for a in answers[:4]] == [score_hand(HAND[:4], "QS").total] * 4
+    assert answers[-1]["new_hand"]
+    assert answers[-1]["report"]["count"]["total"] == score_hand(["2C", "3D", "4S", "9H"], "KD").total
+
+
+def test_variant_and_crib_decide_how_many_cards_are_expected(live_client, reader):
+    follow(live_client, 1, variant="five-card")
+    follow(live_client, 1, variant="five-card", crib="true")
+    follow(live_client, 1)
+    assert [expected for _, expected in reader.calls] == [4, 5, 5]
+
+
+# --- bad input and limits ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("send,status,words", [
+    (lambda c: c.post("/api/live/frame", json={"image": "x"}), 400, "multipart/form-data"),
+    (lambda c: c.post("/api/live/frame", data={"session": "x"}, content_type="multipart/form-data"),
+     400, 'field "image"'),
+    (lambda c: post_frame(c, b"not an image at all"), 415, "not an image"),
+    (lambda c: post_frame(c, b""), 400, "empty"),
+    (lambda c: post_frame(c, variant="seven-card"), 400, '"variant" must be one of'),
+    (lambda c: post_frame(c, crib="maybe"), 400, '"crib" must be true or false'),
+    (lambda c: c.get("/api/live/frame"), 405, "does not answer that method"),
+])
+def test_bad_frames_get_clear_json_errors(live_client, send, status, words):
+    response = send(live_client)
+    assert response.status_code == status
+    assert words in response.json["error"]
+
+
+def test_without_a_model_frames_answer_503_and_open_no_session(app, client):
+    response = post_frame(client)
+    assert response.status_code == 503
+    assert "no card-reading model is installed" in response.json["error"]
+    assert len(app.extensions["cribcam.live"]) == 0
+
+
+def test_a_second_frame_while_the_first_is_read_is_refused_not_queued():
+    entered, release = threading.Event(), threading.Event()
+
+    class SlowReader(StubReader):
+        def read(self, image, expected=None):
+            if len(self.calls) == 1:  # the second frame waits inside the reader
+                entered.set()
+                release.wait(10)
+            return super().read(image, expected)
+
+    reader = SlowReader(cards=HAND)
+    client = create_app({"TESTING": True}, reader=reader).test_client()
+    session = follow(client, 1)[0]["session"]
+    answers = {}
+    worker = threading.Thread(target=lambda: answers.setdefault("slow", post_frame(client, session=session)))
+    worker.start()
+    try:
+        assert entered.wait(10)
+        refused = post_frame(client, session=session)
+    finally:
+        release.set()
+        worker.join(10)
+    assert refused.status_code == 429 and "still being read" in refused.json["error"]
+    assert answers["slow"].status_code == 200 and answers["slow"].json["frame"] == 2
+    assert len(reader.calls) == 2  # the refused frame was never read
+
+
+def test_sessions_are_bounded(reader):
+    app = create_app({"TESTING": True, "LIVE_MAX_SESSIONS": 2}, reader=reader)
+    client = app.test_client()
+    first, second, third = (follow(client, 1)[0]["session"] for _ in range(3))
+    assert len(app.extensions["cribcam.live"]) == 2
+    assert follow(client, 1, second)[0]["session"] == second
+    assert follow(client, 1, first)[0]["session"] != first  # dropped to make room

@@ -1,0 +1,174 @@
+"""HTTPS for phones: the self-signed certificate, the TLS front, and `cribcam serve --https`."""
+
+from __future__ import annotations
+
+import datetime
+import http.client
+import json
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from cryptography import x509
+
+from cribcam.live.https import (TLSFront, fingerprint, local_names, self_signed_certificate,
+                                server_context)
+from cribcam.web import create_app
+
+from webtools import StubReader, encode
+
+
+def trusting(cert_pem: bytes) -> ssl.SSLContext:
+    """A client context that trusts this one certificate, and checks the host name."""
+    context = ssl.create_default_context(cadata=cert_pem.decode())
+    assert context.check_hostname and context.verify_mode == ssl.CERT_REQUIRED
+    return context
+
+
+def get(port: int, path: str, context: ssl.SSLContext, host: str = "127.0.0.1",
+        method: str = "GET", body=None, headers=None) -> tuple[int, bytes]:
+    connection = http.client.HTTPSConnection(host, port, context=context, timeout=30)
+    try:
+        connection.request(method, path, body=body, headers=headers or {})
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+@pytest.fixture(scope="module")
+def certificate():
+    return self_signed_certificate(local_names("127.0.0.1"))
+
+
+@pytest.fixture
+def front(certificate, live_server_factory):
+    """The app with a stand-in reader behind a TLS front on a free loopback port."""
+    backend = live_server_factory(create_app({"TESTING": True}, reader=StubReader(starter="QS")))
+    tls = TLSFront(server_context(*certificate), "127.0.0.1", 0, backend.port)
+    yield tls
+    tls.close()
+
+
+def test_the_certificate_is_self_signed_for_this_machines_names(certificate):
+    cert_pem, key_pem = certificate
+    cert = x509.load_pem_x509_certificate(cert_pem)
+    assert cert.issuer == cert.subject
+    names = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    assert "localhost" in names.get_values_for_type(x509.DNSName)
+    assert {"127.0.0.1", "::1"} <= {str(ip) for ip in names.get_values_for_type(x509.IPAddress)}
+    days = (cert.not_valid_after_utc - datetime.datetime.now(datetime.timezone.utc)).days
+    assert 28 <= days <= 30
+    assert b"PRIVATE KEY" in key_pem and b"ENCRYPTED" not in key_pem
+    assert len(fingerprint(cert_pem).split(":")) == 32
+
+
+def test_the_app_is_served_over_tls_and_verified_by_its_own_certificate(front, certificate):
+    context = trusting(certificate[0])
+    status, body = get(front.port, "/live", context)
+    assert status == 200 and b'id="video"' in body
+    status, body = get(front.port, "/api/count", context, method="POST",
+                       body=json.dumps({"hand": ["5H", "5C", "5S", "JD"], "starter": "5D"}),
+                       headers={"Content-Type": "application/json"})
+    assert status == 200 and json.loads(body)["total"] == 29
+    # A frame, as the live page sends it from a phone.
+    boundary = "cribcamframe"
+    frame = encode(np.full((480, 640, 3), 90, np.uint8))
+    form = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"image\"; filename=\"f.jpg\"\r\n"
+            f"Content-Type: image/jpeg\r\n\r\n").encode() + frame + f"\r\n--{boundary}--\r\n".encode()
+    status, body = get(front.port, "/api/live/frame", context, method="POST", body=form,
+                       headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+    assert status == 200 and json.loads(body)["frame"] == 1
+
+
+def test_keep_alive_requests_share_one_tls_connection(front, certificate):
+    connection = http.client.HTTPSConnection("127.0.0.1", front.port, context=trusting(certificate[0]),
+                                             timeout=30)
+    try:
+        for _ in range(3):
+            connection.request("GET", "/api/status")
+            response = connection.getresponse()
+            assert response.status == 200 and "model" in json.loads(response.read())
+        assert connection.sock is not None
+    finally:
+        connection.close()
+
+
+def test_a_client_trusting_only_real_authorities_refuses_it_as_a_browser_warns(front):
+    with pytest.raises(ssl.SSLCertVerificationError, match="self-signed|self signed"):
+        get(front.port, "/live", ssl.create_default_context())
+
+
+def test_plain_http_to_the_tls_port_gets_no_page(front):
+    connection = http.client.HTTPConnection("127.0.0.1", front.port, timeout=30)
+    try:
+        with pytest.raises((http.client.HTTPException, ConnectionError)):
+            connection.request("GET", "/live")
+            connection.getresponse()
+    finally:
+        connection.close()
+
+
+def test_connections_over_the_limit_are_closed(certificate, live_server_factory):
+    backend = live_server_factory(create_app({"TESTING": True}, reader=StubReader()))
+    tls = TLSFront(server_context(*certificate), "127.0.0.1", 0, backend.port, max_connections=1)
+    context = trusting(certificate[0])
+    try:
+        first = http.client.HTTPSConnection("127.0.0.1", tls.port, context=context, timeout=30)
+        first.request("GET", "/api/status")
+        assert first.getresponse().read()  # held open: keep-alive
+        with pytest.raises((http.client.HTTPException, ConnectionError, ssl.SSLError)):
+            get(tls.port, "/api/status", context)
+        first.close()
+    finally:
+        tls.close()
+
+
+def test_a_taken_port_is_an_os_error(certificate):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        with pytest.raises(OSError):
+            TLSFront(server_context(*certificate), "127.0.0.1", taken.getsockname()[1], 1)
+
+
+# --- `cribcam serve --https` ---------------------------------------------------------------
+
+
+def test_cribcam_serve_https_prints_its_address_and_fingerprint():
+    process = subprocess.Popen([sys.executable, "-m", "cribcam", "serve", "--https", "--port", "0",
+                                "--threads", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    try:
+        line = process.stdout.readline()
+        assert line.startswith("cribcam serve: https://127.0.0.1:"), line + process.stderr.read()
+        port = int(line.split()[2].rstrip("/").rsplit(":", 1)[1])
+        note = process.stdout.readline()
+        assert "self-signed certificate for localhost, 127.0.0.1" in note
+        cert_pem = ssl.get_server_certificate(("127.0.0.1", port)).encode()
+        assert note.rstrip().endswith(f"SHA-256 {fingerprint(cert_pem)}")
+        status, body = get(port, "/live", trusting(cert_pem))
+        assert status == 200 and b"cribcam live" in body
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            assert process.wait(timeout=20) == 0
+        finally:
+            process.kill()
+            process.communicate()
+
+
+def test_cribcam_serve_https_says_when_the_port_is_taken():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run([sys.executable, "-m", "cribcam", "serve", "--https", "--port", str(port)],
+                                capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert f"cannot listen on 127.0.0.1 port {port}" in result.stderr
+    assert "Traceback" not in result.stderr

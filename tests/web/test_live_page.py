@@ -1,0 +1,337 @@
+"""The live page in a real browser: Debian's Chromium, headless, with a fake camera.
+
+Chromium's fake camera (``--use-fake-device-for-media-stream``) films a moving test pattern,
+or plays a clip (``--use-file-for-fake-video-capture``); ``device-count=0`` gives a browser
+with no camera at all, and a browser without ``--use-fake-ui-for-media-stream`` asks the
+page's context for the permission (refused unless granted). The app runs under waitress on
+loopback, with a stand-in reader whose cards the tests change, or with the shipped model
+on a clip of synthetic hands. Screenshots go to test-artifacts/web/ (look at them).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from cribcam.live.https import TLSFront, local_names, network_address, self_signed_certificate, server_context
+from cribcam.scoring import score_hand
+from cribcam.web import create_app
+from cribcam.web.server import make_server, server_url
+
+from test_e2e import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE, SHOTS, Page, change_card, hand_chips, sync_api
+from webtools import LiveServer, StubReader
+
+expect = sync_api.expect
+
+FAKE_CAMERA = "--use-fake-device-for-media-stream"
+ALLOW_CAMERA = "--use-fake-ui-for-media-stream"
+HAND = ["5H", "5C", "5S", "JD", "5D"]
+OTHER = ["2C", "3D", "4S", "9H", "KD"]
+
+
+@pytest.fixture(scope="module")
+def playwright():
+    """One Playwright for the module: its sync API runs one at a time in a thread."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}: run `bash .ci/install-system-packages`")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    driver = sync_api.sync_playwright().start()
+    yield driver
+    driver.stop()
+
+
+@contextmanager
+def chromium(playwright, *extra: str):
+    """A headless Chromium launched with ``extra`` switches."""
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS + list(extra))
+    try:
+        yield browser
+    finally:
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def camera_browser(playwright):
+    """A fake camera, given to contexts granted the permission and refused to the others."""
+    with chromium(playwright, FAKE_CAMERA) as browser:
+        yield browser
+
+
+class CountingReader(StubReader):
+    """A stand-in reader that records how many frames it reads at once."""
+
+    def __init__(self, cards=()):
+        super().__init__(cards=cards, starter=cards[-1] if cards else None)
+        self.in_flight = self.most_at_once = 0
+
+    def show(self, cards) -> None:
+        with self.lock:
+            self.cards, self.starter = list(cards), (cards[-1] if cards else None)
+
+    def read(self, image, expected=None):
+        with self.lock:
+            self.in_flight += 1
+            self.most_at_once = max(self.most_at_once, self.in_flight)
+        try:
+            threading.Event().wait(0.01)  # a little reading time, so overlaps could happen
+            return super().read(image, expected)
+        finally:
+            with self.lock:
+                self.in_flight -= 1
+
+
+class LiveTabs:
+    """Opens the live page in browser tabs; closing them checks what they did (``Page``)."""
+
+    def __init__(self, live_server_factory):
+        self.live_server_factory = live_server_factory
+        self.tabs: list[Page] = []
+
+    def open(self, browser, app=None, camera: bool = True, viewport=DESKTOP, server=None) -> Page:
+        """A tab on /live of ``app`` (on a new server) or of ``server``, with the camera
+        permission granted or not."""
+        server = server or self.live_server_factory(app)
+        tab = Page(browser, server.url, viewport)
+        self.tabs.append(tab)
+        if camera:
+            tab.context.grant_permissions(["camera"])
+        tab.page.goto(server.url + "/live")
+        expect(tab.page.locator("body.ready")).to_have_count(1)
+        return tab
+
+    def close_all(self) -> None:
+        while self.tabs:
+            self.tabs.pop().close()
+
+
+@pytest.fixture
+def live_tabs(live_server_factory):
+    tabs = LiveTabs(live_server_factory)
+    yield tabs
+    tabs.close_all()
+
+
+def frames_read(reader: StubReader) -> int:
+    with reader.lock:
+        return len(reader.calls)
+
+
+def wait_for_frames(page, reader: StubReader, n: int) -> None:
+    """Lets the page send ``n`` more frames."""
+    target = frames_read(reader) + n
+    for _ in range(600):
+        if frames_read(reader) >= target:
+            return
+        page.wait_for_timeout(50)
+    pytest.fail(f"the page sent {frames_read(reader)} frames, not {target}")
+
+
+# --- following the camera ------------------------------------------------------------------
+
+
+def test_frames_go_one_at_a_time_with_the_overlay_and_frames_per_second(camera_browser, live_tabs):
+    reader = CountingReader(HAND)
+    tab = live_tabs.open(camera_browser, create_app({"TESTING": True}, reader=reader))
+    page = tab.page
+    refused = []
+    page.on("response", lambda r: refused.append(r.url) if r.status == 429 else None)
+    expect(page.locator("#lock-status")).to_have_attribute("data-lock", "locked")
+    expect(page.locator("#fps")).to_have_text(re.compile(r"^\d+\.\d frames/s$"))
+    wait_for_frames(page, reader, 10)
+    assert reader.most_at_once == 1 and refused == []
+    assert float(page.locator("#fps").get_attribute("data-fps")) > 0
+
+    # The overlay: one label per card read, boxes drawn where the reader saw them.
+    expect(page.locator("#overlay")).to_have_attribute("data-cards", "5")
+    size = page.evaluate("[overlay.width, overlay.height]")
+    assert size == [640, 480]  # the fake camera's frames, sent at 640 pixels
+    step = 640 / 6  # StubReader's first box: x from 0.6 to 1.2 steps, y from 30 % to 45 %
+    pixel = "([x, y]) => Array.from(overlay.getContext('2d').getImageData(x, y, 1, 1).data)"
+    edge = page.evaluate(pixel, [round(step * 0.6), 180])
+    inside = page.evaluate(pixel, [round(step * 0.9), 190])
+    assert edge[3] == 255 and inside[3] == 0  # the box's edge is drawn, its inside left clear
+    tab.shot("live-01-locked-desktop")
+
+
+def test_a_hand_locks_is_counted_and_spoken_then_the_next_replaces_it(camera_browser, live_tabs):
+    reader = CountingReader([])
+    tab = live_tabs.open(camera_browser, create_app({"TESTING": True}, reader=reader))
+    page = tab.page
+    expect(page.locator("#lock-status")).to_have_attribute("data-lock", "looking")
+    expect(page.locator("#count-empty")).to_be_visible()
+    page.check("#sound")
+
+    reader.show(HAND)
+    expect(page.locator("#lock-status")).to_have_text("Locked: 5 cards")
+    expect(page.locator("#total")).to_have_text("29")
+    assert sorted(hand_chips(page)) == sorted(HAND[:4])
+    expect(page.locator("#history li")).to_have_count(1)
+    expect(page.locator("#history li").first).to_have_attribute("data-total", "29")
+    spoken = score_hand(HAND[:4], "5D").spoken
+    page.wait_for_function("n => window.__spoken.length >= n", arg=1)
+    assert page.evaluate("window.__spoken") == [spoken]
+
+    # A single odd frame never changes the locked count.
+    reader.show(OTHER)
+    wait_for_frames(page, reader, 1)
+    reader.show(HAND)
+    wait_for_frames(page, reader, 6)
+    expect(page.locator("#total")).to_have_text("29")
+    expect(page.locator("#history li")).to_have_count(1)
+
+    # The cards change: the lock follows the new hand.
+    reader.show(OTHER)
+    other_total = str(score_hand(OTHER[:4], "KD").total)
+    expect(page.locator("#total")).to_have_text(other_total)
+    expect(page.locator("#history li")).to_have_count(2)
+    expect(page.locator("#history li").first).to_have_attribute("data-total", other_total)
+    page.wait_for_function("n => window.__spoken.length >= n", arg=2)
+    assert page.evaluate("window.__spoken")[1] == score_hand(OTHER[:4], "KD").spoken
+
+    # The table is cleared: the lock lets go, the last count stays to be checked.
+    reader.show([])
+    expect(page.locator("#lock-status")).to_have_attribute("data-lock", "looking")
+    expect(page.locator("#total")).to_have_text(other_total)
+    tab.shot("live-02-second-hand-desktop")
+
+
+def test_a_fixed_card_and_a_claim_stay_while_the_hand_stays_locked(camera_browser, live_tabs):
+    misread = ["AS", "QH", "KC", "AC", "QC"]  # the QS read as QC; the QC taken for the starter
+    reader = CountingReader(misread)
+    tab = live_tabs.open(camera_browser, create_app({"TESTING": True}, reader=reader), viewport=PHONE)
+    page = tab.page
+    expect(page.locator("#lock-status")).to_have_attribute("data-lock", "locked")
+    change_card(page, "QC", "QS", starter=True)
+    hand = ["AS", "QH", "KC", "AC"]
+    true_total = score_hand(hand, "QS").total
+    expect(page.locator("#total")).to_have_text(str(true_total))
+    page.fill("#claim", str(true_total - 2))
+    page.click("#claim-form button[type=submit]")
+    expect(page.locator("#verdict")).to_have_attribute("data-verdict", "muggins")
+    wait_for_frames(page, reader, 8)  # still locked on the misread cards: nothing is undone
+    expect(page.locator("#verdict")).to_have_attribute("data-verdict", "muggins")
+    assert page.locator("#starter-chips .chip[data-card]").get_attribute("data-card") == "QS"
+    # Crib and five-card switches count the same chips again.
+    page.click("label:has(input[name=what][value=crib])")
+    expect(page.locator("#total-label")).to_have_text("Crib total")
+    tab.shot("live-03-fixed-and-claimed-phone")
+
+
+# --- when there is no camera, no permission or no model ------------------------------------
+
+
+def test_a_refused_camera_permission_is_explained(camera_browser, live_tabs):
+    tab = live_tabs.open(camera_browser, create_app({"TESTING": True}, reader=CountingReader(HAND)),
+                    camera=False)
+    page = tab.page
+    expect(page.locator("#camera-status")).to_contain_text("Camera permission was refused")
+    expect(page.locator("#camera-status")).to_be_visible()
+    expect(page.locator("#camera-button")).to_have_text("Start camera")
+    expect(page.locator("#lock-status")).to_have_text("No camera.")
+    tab.shot("live-04-permission-refused-desktop")
+    # Allowed afterwards, the camera starts with a press.
+    tab.context.grant_permissions(["camera"])
+    page.click("#camera-button")
+    expect(page.locator("#lock-status")).to_have_attribute("data-lock", "locked")
+    expect(page.locator("#camera-status")).to_be_hidden()
+
+
+def test_no_camera_is_explained(playwright, live_tabs):
+    with chromium(playwright, ALLOW_CAMERA, FAKE_CAMERA + "=device-count=0") as browser:
+        tab = live_tabs.open(browser, create_app({"TESTING": True}, reader=CountingReader(HAND)))
+        expect(tab.page.locator("#camera-status")).to_contain_text("No camera was found")
+        tab.shot("live-05-no-camera-desktop")
+        live_tabs.close_all()
+
+
+def test_a_page_that_is_not_secure_says_to_use_https(camera_browser, live_tabs):
+    address = network_address()
+    if address is None:
+        pytest.skip("no network address: every page here is on loopback, which is secure")
+    server = AddressServer(create_app({"TESTING": True}, reader=CountingReader(HAND)), address)
+    try:
+        tab = live_tabs.open(camera_browser, server=server)
+        expect(tab.page.locator("#camera-status")).to_contain_text("The camera needs a secure page")
+        expect(tab.page.locator("#camera-status")).to_contain_text("cribcam serve --https")
+        live_tabs.close_all()
+    finally:
+        server.close()
+
+
+def test_without_a_model_the_page_says_so_and_stops_sending(camera_browser, live_tabs, app):
+    tab = live_tabs.open(camera_browser, app)
+    page = tab.page
+    expect(page.locator("#model-note")).to_contain_text("no card-reading model is installed")
+    expect(page.locator("#camera-status")).to_contain_text(
+        "Photos cannot be read: no card-reading model is installed on this server")
+    expect(page.locator("#camera-button")).to_have_text("Start camera")
+    # Typing still counts.
+    page.fill("#typed-cards", "5H 5C 5S JD 5D")
+    page.click("#type-form button[type=submit]")
+    expect(page.locator("#total")).to_have_text("29")
+    tab.shot("live-06-no-model-desktop")
+
+
+class AddressServer(LiveServer):
+    """A ``LiveServer`` on another address than loopback."""
+
+    def __init__(self, app, host: str):
+        self.app = app
+        self.server = make_server(app, host, 0, 2)
+        self.url = server_url(self.server).rstrip("/")
+        self.port = self.server.effective_port
+        self.thread = threading.Thread(target=self.server.run, daemon=True, name="address-server")
+        self.thread.start()
+
+
+# --- over HTTPS, as a phone opens it ---------------------------------------------------------
+
+
+def test_over_https_with_the_self_signed_certificate_the_camera_works(playwright, live_tabs,
+                                                                       live_server_factory):
+    reader = CountingReader(HAND)
+    backend = live_server_factory(create_app({"TESTING": True}, reader=reader))
+    cert, key = self_signed_certificate(local_names("127.0.0.1"))
+    front = TLSFront(server_context(cert, key), "127.0.0.1", 0, backend.port)
+    with chromium(playwright, FAKE_CAMERA, "--ignore-certificate-errors") as browser:
+        try:
+            tab = live_tabs.open(browser, server=SimpleNamespace(url=f"https://127.0.0.1:{front.port}"))
+            assert tab.page.evaluate("location.protocol + isSecureContext") == "https:true"
+            expect(tab.page.locator("#total")).to_have_text("29")
+            live_tabs.close_all()
+        finally:
+            front.close()
+
+
+# --- a clip of real-looking hands, read by the shipped model ---------------------------------
+
+
+def test_the_page_locks_onto_each_hand_of_a_clip_in_turn(shipped_model, tmp_path, playwright,
+                                                         live_tabs):
+    from cribcam.datagen.clips import ClipSpec, write_clip
+    from cribcam.datagen.decks import DeckArtError, load_decks
+    from cribcam.vision import CardReader
+
+    try:
+        decks = load_decks(split="heldout", progress=False)
+    except DeckArtError as exc:
+        pytest.skip(f"deck art unavailable: {exc}")
+    clip = tmp_path / "clip.y4m"
+    record = write_clip(clip, ClipSpec(hands=3, hold_seconds=4.0, seed=7), decks)
+    app = create_app({"TESTING": True}, reader=CardReader(shipped_model))
+    with chromium(playwright, ALLOW_CAMERA, FAKE_CAMERA,
+                  f"--use-file-for-fake-video-capture={clip}") as browser:
+        tab = live_tabs.open(browser, app)
+        history = tab.page.locator("#history li")
+        expect(history).to_have_count(3, timeout=120_000)
+        tab.shot("live-07-clip-shipped-model-desktop")
+        seen = history.evaluate_all("items => items.map(i => [i.dataset.cards, i.dataset.total])")
+        live_tabs.close_all()
+    # Newest first in the list; the clip's hands in order, each with its count.
+    expected = [(sorted(h["hand"] + [h["starter"]]), str(h["total"])) for h in record["hands"]]
+    assert [(sorted(cards.split()), total) for cards, total in reversed(seen)] == expected

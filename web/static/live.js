@@ -1,0 +1,345 @@
+// cribcam live page. Plain JavaScript, no libraries.
+// The browser's camera is shown with the cards read drawn over it. Frames go to
+// /api/live/frame one at a time: while one is read, the next is taken and encoded, and it is
+// sent when the answer comes (a frame left waiting too long is dropped for a fresh one), so
+// frames never queue and the rate is what the server keeps up with.
+// The server's lock (the same as `cribcam live`) says when a hand lies still; its cards
+// then go to the shared counting controls (counting.js), which count them, and the count
+// is spoken if the player turned sound on.
+import {
+  $, adoptReading, canSpeak, capitalise, cardText, miniCards, send, speak, startCounting, state,
+} from "./counting.js";
+
+const FRAME_SIDE = 640; // frames are sent this long on their longer side
+const JPEG_QUALITY = 0.8;
+const FPS_WINDOW_MS = 2000; // the frames per second shown are counted over this long
+const FPS_EVERY_MS = 500; // and shown afresh this often
+const RETRY_MS = 2000; // after the server could not be reached
+const STALE_MS = 250; // a frame taken longer ago than this is not sent
+const WAIT_MS = 250; // the longest wait for the camera's next frame before looking again
+const HISTORY = 10; // hands listed
+
+const video = $("video");
+const overlay = $("overlay");
+const grab = document.createElement("canvas");
+const live = {
+  stream: null,
+  running: false,
+  run: 0, // bumped on every start and stop: an old loop sees it and ends
+  session: null, // the server's id for this camera
+  adopted: 0, // the number of the locked hand the chips were filled from
+  shown: 0, // frames the video has shown (where the browser tells)
+  sent: -1, // the value of `shown` when the last frame was sent
+  answers: [], // when the last answers came, for the frames per second
+  fpsShown: 0, // when the frames per second were last shown
+  drawn: null, // what the overlay shows, to draw it again only when that changes
+};
+
+// ---- messages ------------------------------------------------------------------------------
+
+function cameraMessage(err) {
+  switch (err && err.name) {
+    case "NotAllowedError":
+    case "PermissionDeniedError":
+    case "SecurityError":
+      return "Camera permission was refused. Allow the camera for this site (the camera or lock icon in the address bar), then press Start camera.";
+    case "NotFoundError":
+    case "DevicesNotFoundError":
+    case "OverconstrainedError":
+      return "No camera was found. Connect one and press Start camera, or use the photo page.";
+    case "NotReadableError":
+    case "TrackStartError":
+    case "AbortError":
+      return "The camera is busy or could not start: close other programs using it, then press Start camera.";
+    default:
+      return `The camera could not start (${(err && err.name) || "unknown error"}).`;
+  }
+}
+
+function noCameraApiMessage() {
+  if (!window.isSecureContext) {
+    return "The camera needs a secure page: open this page at an https:// address (start the server with cribcam serve --https) or on this computer at http://localhost.";
+  }
+  return "This browser cannot use a camera. Use the photo page instead.";
+}
+
+function showProblem(text) {
+  $("camera-status").textContent = capitalise(text);
+  $("camera-status").hidden = !text;
+}
+
+function setLock(kind, text) {
+  const badge = $("lock-status");
+  badge.dataset.lock = kind; // off, looking, locked
+  if (badge.textContent !== text) badge.textContent = text;
+}
+
+// ---- the camera ----------------------------------------------------------------------------
+
+async function startCamera() {
+  stopCamera();
+  showProblem("");
+  const run = live.run;
+  if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
+    cameraFailed(noCameraApiMessage());
+    return;
+  }
+  setLock("off", "Starting the camera…");
+  let stream;
+  try {
+    stream = await navigator.mediaDevices.getUserMedia({
+      audio: false,
+      video: { facingMode: { ideal: "environment" }, width: { ideal: 640 }, height: { ideal: 480 } },
+    });
+  } catch (err) {
+    if (run === live.run) cameraFailed(cameraMessage(err));
+    return;
+  }
+  if (run !== live.run) { // stopped while the browser asked for permission
+    for (const track of stream.getTracks()) track.stop();
+    return;
+  }
+  live.stream = stream;
+  video.srcObject = stream;
+  try {
+    await video.play();
+  } catch (err) {
+    // Muted inline video plays without a gesture; where it does not, frames still arrive.
+  }
+  live.running = true;
+  $("camera-button").textContent = "Stop camera";
+  setLock("looking", "Looking for a hand…");
+  follow(run);
+}
+
+function stopCamera() {
+  live.run++;
+  live.running = false;
+  if (live.stream) for (const track of live.stream.getTracks()) track.stop();
+  live.stream = null;
+  video.srcObject = null;
+  live.answers = [];
+  $("fps").textContent = "";
+  clearOverlay();
+  setLock("off", "Camera stopped.");
+  $("camera-button").textContent = "Start camera";
+}
+
+function cameraFailed(message) {
+  stopCamera();
+  setLock("off", "No camera.");
+  showProblem(message);
+}
+
+$("camera-button").addEventListener("click", () => {
+  if (live.running) stopCamera();
+  else startCamera();
+});
+
+// ---- frames to the server ------------------------------------------------------------------
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// Counts the frames the video shows, so that a frame is not sent twice when the server is
+// quicker than the camera. Browsers without requestVideoFrameCallback send what they show.
+function watchFrames() {
+  if (!video.requestVideoFrameCallback) return;
+  video.requestVideoFrameCallback((now, metadata) => {
+    live.shown = metadata.presentedFrames;
+    watchFrames();
+  });
+}
+
+const freshFrame = () => video.readyState >= 2 && video.videoWidth > 0
+  && (!video.requestVideoFrameCallback || live.shown !== live.sent);
+
+// Waits for the video's next frame (and for the page to be in view), or a little while:
+// a stopped camera shows no more frames, and the loop waiting here must see that.
+function nextVideoFrame() {
+  return new Promise((resolve) => {
+    setTimeout(resolve, WAIT_MS);
+    if (document.visibilityState === "hidden") {
+      document.addEventListener("visibilitychange", () => resolve(), { once: true });
+    } else if (video.requestVideoFrameCallback) {
+      video.requestVideoFrameCallback(() => resolve());
+    } else {
+      requestAnimationFrame(() => resolve());
+    }
+  });
+}
+
+// Takes the video's next frame not sent yet, as a JPEG blob with the time it was taken.
+async function takeFrame(run) {
+  while (!freshFrame() || document.visibilityState === "hidden") {
+    await nextVideoFrame();
+    if (run !== live.run) return null;
+  }
+  const scale = Math.min(1, FRAME_SIDE / Math.max(video.videoWidth, video.videoHeight));
+  grab.width = Math.round(video.videoWidth * scale);
+  grab.height = Math.round(video.videoHeight * scale);
+  grab.getContext("2d").drawImage(video, 0, 0, grab.width, grab.height);
+  live.sent = live.shown;
+  const taken = performance.now();
+  const blob = await new Promise((resolve) => grab.toBlob(resolve, "image/jpeg", JPEG_QUALITY));
+  return blob && { blob, taken };
+}
+
+// One frame at the server at a time. While it is read, the next is taken and encoded, so
+// the page's work and the server's overlap; a frame kept waiting longer than STALE_MS (a
+// slow answer) is dropped for a fresh one.
+async function follow(run) {
+  let next = null;
+  while (run === live.run) {
+    let frame = await (next || takeFrame(run));
+    if (frame && performance.now() - frame.taken > STALE_MS) frame = await takeFrame(run);
+    if (run !== live.run) return;
+    if (!frame) continue;
+    const form = new FormData();
+    form.append("image", frame.blob, "frame.jpg");
+    if (live.session) form.append("session", live.session);
+    form.append("crib", String(state.crib));
+    form.append("variant", state.variant);
+    const answer = send("/api/live/frame", { method: "POST", body: form });
+    next = takeFrame(run);
+    const { ok, status, data } = await answer;
+    if (run !== live.run) return;
+    if (status === 0) { // the server cannot be reached: say so and try again
+      showProblem(data.error);
+      await sleep(RETRY_MS);
+      next = null;
+      continue;
+    }
+    if (!ok) { // no model, or a frame the server refuses: stop until the player starts again
+      stopCamera();
+      showProblem(data.error);
+      return;
+    }
+    showProblem("");
+    live.session = data.session;
+    countFrame();
+    drawOverlay(data);
+    followLock(data);
+  }
+}
+
+function countFrame() {
+  const now = performance.now();
+  live.answers.push(now);
+  while (live.answers.length > 2 && now - live.answers[0] > FPS_WINDOW_MS) live.answers.shift();
+  const n = live.answers.length - 1;
+  if (n < 1) return;
+  if (now - live.fpsShown < FPS_EVERY_MS) return;
+  live.fpsShown = now;
+  const fps = (1000 * n) / (now - live.answers[0]);
+  $("fps").textContent = `${fps.toFixed(1)} frames/s`;
+  $("fps").dataset.fps = fps.toFixed(2);
+}
+
+// ---- the overlay ---------------------------------------------------------------------------
+
+function clearOverlay() {
+  overlay.getContext("2d").clearRect(0, 0, overlay.width, overlay.height);
+  overlay.dataset.cards = "0";
+  live.drawn = null;
+}
+
+// Draws each card's corners and name over the video, green when part of the locked hand.
+// A still hand is read with the same boxes frame after frame: they are drawn again only
+// when what is drawn changes (redrawing costs the browser more than the rest of a frame).
+function drawOverlay(data) {
+  const { reading, report } = data;
+  const locked = new Set(report ? report.cards.map((c) => c.card) : []);
+  const scale = reading.width ? video.videoWidth / reading.width : 0;
+  const drawn = JSON.stringify([video.videoWidth, video.videoHeight, reading.cards.map((seen) => [
+    seen.card, locked.has(seen.card), seen.boxes.map((box) => box.map((v) => Math.round(v * scale)))])]);
+  if (drawn === live.drawn) return;
+  live.drawn = drawn;
+  if (overlay.width !== video.videoWidth || overlay.height !== video.videoHeight) {
+    overlay.width = video.videoWidth;
+    overlay.height = video.videoHeight;
+  }
+  const ctx = overlay.getContext("2d");
+  ctx.clearRect(0, 0, overlay.width, overlay.height);
+  overlay.dataset.cards = String(reading.cards.length);
+  if (!scale) return;
+  const line = Math.max(2, overlay.width / 320);
+  const fontPx = Math.round(Math.max(14, overlay.width / 36));
+  ctx.font = `600 ${fontPx}px system-ui, sans-serif`;
+  ctx.textBaseline = "bottom";
+  for (const seen of reading.cards) {
+    const colour = locked.has(seen.card) ? "#2fbf5b" : "#f0b400";
+    for (const [x1, y1, x2, y2] of seen.boxes) {
+      // A dark edge under the colour: the box shows on a light table and on a dark one.
+      for (const [style, width] of [["#10151a", 2.5 * line], [colour, line]]) {
+        ctx.strokeStyle = style;
+        ctx.lineWidth = width;
+        ctx.strokeRect(x1 * scale, y1 * scale, (x2 - x1) * scale, (y2 - y1) * scale);
+      }
+    }
+    const [x, y] = seen.boxes[0];
+    const label = cardText(seen.card);
+    const width = ctx.measureText(label).width + 2 * line;
+    const height = fontPx + line;
+    const top = Math.max(height, y * scale);
+    ctx.fillStyle = colour;
+    ctx.fillRect(x * scale, top - height, width, height);
+    ctx.fillStyle = "#10151a";
+    ctx.fillText(label, x * scale + line, top - line / 2);
+  }
+}
+
+// ---- the lock ------------------------------------------------------------------------------
+
+function followLock(data) {
+  if (!data.locked) {
+    setLock("looking", "Looking for a hand… hold the cards still.");
+    return;
+  }
+  const n = data.report.cards.length;
+  setLock("locked", `Locked: ${n} card${n === 1 ? "" : "s"}`);
+  if (data.hand !== live.adopted) { // a new hand: its cards replace the chips
+    live.adopted = data.hand;
+    newHand(data.hand, data.report);
+  }
+}
+
+async function newHand(number, report) {
+  const count = await adoptReading(report);
+  if (number !== live.adopted) return; // another hand has locked since
+  addToHistory(number, report, count);
+  if (count && $("sound").checked && !state.practice) speak(count.spoken);
+}
+
+function addToHistory(number, report, count) {
+  const codes = report.cards.map((c) => c.card);
+  const item = document.createElement("li");
+  item.dataset.hand = String(number);
+  item.dataset.cards = codes.join(" ");
+  const label = document.createElement("span");
+  label.className = "hand-number";
+  label.textContent = `${number}.`;
+  item.append(label, miniCards(codes));
+  const what = document.createElement("span");
+  if (count && !state.practice) {
+    item.dataset.total = String(count.total);
+    what.textContent = ` ${count.crib ? "crib" : "hand"} ${count.total}`;
+  } else {
+    what.textContent = count ? " counted when you check" : " which is the starter?";
+  }
+  item.append(what);
+  const list = $("history");
+  list.prepend(item);
+  while (list.children.length > HISTORY) list.lastElementChild.remove();
+  $("history-empty").hidden = true;
+}
+
+// ---- start ---------------------------------------------------------------------------------
+
+if (!canSpeak()) $("sound").closest("label").hidden = true;
+startCounting({
+  onClear: () => {}, // the camera keeps following; the next hand that locks fills the chips
+  noModelNote: "Camera frames cannot be read on this server yet: no card-reading model is installed. Type the cards instead.",
+});
+watchFrames();
+document.body.classList.add("ready");
+startCamera();
