@@ -77,7 +77,7 @@ def count():
         crib = False
     if not isinstance(crib, bool):
         raise BadRequest('"crib" must be true or false')
-    variant = _variant(body.get("variant"))
+    variant = variant_field(body.get("variant"))
     claim = _claim(body.get("claim"))
     score = score_hand(hand, starter, crib=crib, variant=variant)
     return jsonify(count_report(score, claim))
@@ -95,29 +95,16 @@ def read():
     from cribcam.vision.report import expected_cards, reading_report
     from cribcam.web import reader_slot
 
-    if request.mimetype != "multipart/form-data":
-        raise BadRequest("send the photo as multipart/form-data in the field \"image\" "
-                         "(curl -F image=@hand.jpg ...)")
-    try:
-        files, form = request.files, request.form
-    except HTTPException:
-        raise
-    except Exception:  # a body werkzeug cannot parse as multipart
-        raise BadRequest("the multipart form data is malformed") from None
-    upload = files.get("image")
-    if upload is None:
-        raise BadRequest('no photo: send it in the multipart field "image" '
-                         "(curl -F image=@hand.jpg ...)")
+    upload, form = image_upload("photo")
     starter = (form.get("starter") or "").strip() or None
     if starter is not None:
         starter = parse_card(starter).code  # CardError: 422
-    crib = _flag(form.get("crib"), "crib")
-    annotate = _flag(form.get("annotate"), "annotate")
-    variant = _variant(form.get("variant") or None)
+    crib = flag_field(form.get("crib"), "crib")
+    annotate = flag_field(form.get("annotate"), "annotate")
+    variant = variant_field(form.get("variant") or None)
     claim = _claim(_form_int(form.get("claim"), "claim"))
 
-    image, _ = decode_image(upload.read(), current_app.config["MAX_IMAGE_PIXELS"],
-                            current_app.config["MAX_IMAGE_SIDE"])
+    image = uploaded_image(upload)
     slot = reader_slot(current_app)
     expected = expected_cards(variant, crib)
     reading = slot.read(image, expected=expected)  # ModelUnavailable: 503
@@ -128,6 +115,37 @@ def read():
     if annotate:
         report["annotated"] = data_url(draw_reading(image, reading))
     return jsonify(report)
+
+
+def image_upload(what: str):
+    """The multipart field ``image`` of this request and the rest of its form.
+
+    Args:
+        what: what the image is, for the messages ("photo", "frame").
+
+    Raises:
+        BadRequest: the body is not multipart form data or has no ``image`` field.
+    """
+    example = "(curl -F image=@hand.jpg ...)"
+    if request.mimetype != "multipart/form-data":
+        raise BadRequest(f'send the {what} as multipart/form-data in the field "image" {example}')
+    try:
+        files, form = request.files, request.form
+    except HTTPException:
+        raise
+    except Exception:  # a body werkzeug cannot parse as multipart
+        raise BadRequest("the multipart form data is malformed") from None
+    upload = files.get("image")
+    if upload is None:
+        raise BadRequest(f'no {what}: send it in the multipart field "image" {example}')
+    return upload, form
+
+
+def uploaded_image(upload):
+    """Decodes an uploaded image within the app's size limits (ImageError: 413/415/400)."""
+    image, _ = decode_image(upload.read(), current_app.config["MAX_IMAGE_PIXELS"],
+                            current_app.config["MAX_IMAGE_SIDE"])
+    return image
 
 
 def _json_body() -> dict:
@@ -152,7 +170,7 @@ def _too_large(limit: int):
     raise RequestEntityTooLarge(f"the JSON body is over {limit // 1024} KB")
 
 
-def _variant(value) -> str:
+def variant_field(value) -> str:
     if value is None:
         return rules.DEFAULT_VARIANT
     if not isinstance(value, str) or value not in rules.VARIANTS:
@@ -179,7 +197,7 @@ def _form_int(value: str | None, name: str) -> int | None:
     return int(text)
 
 
-def _flag(value: str | None, name: str) -> bool:
+def flag_field(value: str | None, name: str) -> bool:
     text = (value or "").strip().lower()
     if text in _TRUE:
         return True

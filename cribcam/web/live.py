@@ -8,13 +8,11 @@ its reading and count as ``/api/read`` gives them.
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, current_app, jsonify, render_template, request
-from werkzeug.exceptions import HTTPException
+from flask import Blueprint, Flask, current_app, jsonify, render_template
 
 from cribcam.live.sessions import LiveSessions, SessionBusy
 from cribcam.scoring import rules
 from cribcam.web import api
-from cribcam.web.images import decode_image
 
 LIVE_DEFAULTS = {
     "LIVE_MAX_SESSIONS": 32,  # cameras followed at once; the one idle longest makes room
@@ -71,21 +69,10 @@ def frame():
     from cribcam.vision.report import expected_cards, reading_report
     from cribcam.web import reader_slot
 
-    if request.mimetype != "multipart/form-data":
-        raise api.BadRequest('send the frame as multipart/form-data in the field "image"')
-    try:
-        files, form = request.files, request.form
-    except HTTPException:
-        raise
-    except Exception:  # a body werkzeug cannot parse as multipart
-        raise api.BadRequest("the multipart form data is malformed") from None
-    upload = files.get("image")
-    if upload is None:
-        raise api.BadRequest('no frame: send it in the multipart field "image"')
-    crib = api._flag(form.get("crib"), "crib")
-    variant = api._variant(form.get("variant") or None)
-    image, _ = decode_image(upload.read(), current_app.config["MAX_IMAGE_PIXELS"],
-                            current_app.config["MAX_IMAGE_SIDE"])
+    upload, form = api.image_upload("frame")
+    crib = api.flag_field(form.get("crib"), "crib")
+    variant = api.variant_field(form.get("variant") or None)
+    image = api.uploaded_image(upload)
     slot = reader_slot(current_app)
     slot.get()  # ModelUnavailable (503) before a session is opened for nothing
 
