@@ -63,6 +63,11 @@ def test_live_page_has_the_camera_view_and_the_photo_pages_controls(client):
     assert response.headers["Content-Security-Policy"].startswith("default-src 'self'")
 
 
+def test_the_photo_and_live_pages_link_to_each_other(client):
+    assert 'href="/live"' in client.get("/").get_data(as_text=True)
+    assert 'href="/"' in client.get("/live").get_data(as_text=True)
+
+
 def test_live_scripts_are_served_and_load_nothing_from_elsewhere(client):
     for asset in ("live.js", "counting.js", "app.js"):
         response = client.get(f"/static/{asset}")
