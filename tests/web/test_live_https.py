@@ -5,11 +5,8 @@ from __future__ import annotations
 import datetime
 import http.client
 import json
-import signal
 import socket
 import ssl
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -19,7 +16,7 @@ from cribcam.live.https import (TLSFront, fingerprint, local_names, self_signed_
                                 server_context)
 from cribcam.web import create_app
 
-from webtools import StubReader, encode
+from webtools import StubReader, encode, serving
 
 
 def trusting(cert_pem: bytes) -> ssl.SSLContext:
@@ -140,10 +137,7 @@ def test_a_taken_port_is_an_os_error(certificate):
 
 
 def test_cribcam_serve_https_prints_its_address_and_fingerprint():
-    process = subprocess.Popen([sys.executable, "-m", "cribcam", "serve", "--https", "--port", "0",
-                                "--threads", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
-    try:
+    with serving("--https", "--port", "0", "--threads", "2") as process:
         line = process.stdout.readline()
         assert line.startswith("cribcam serve: https://127.0.0.1:"), line + process.stderr.read()
         port = int(line.split()[2].rstrip("/").rsplit(":", 1)[1])
@@ -153,22 +147,3 @@ def test_cribcam_serve_https_prints_its_address_and_fingerprint():
         assert note.rstrip().endswith(f"SHA-256 {fingerprint(cert_pem)}")
         status, body = get(port, "/live", trusting(cert_pem))
         assert status == 200 and b"cribcam live" in body
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            assert process.wait(timeout=20) == 0
-        finally:
-            process.kill()
-            process.communicate()
-
-
-def test_cribcam_serve_https_says_when_the_port_is_taken():
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        port = taken.getsockname()[1]
-        result = subprocess.run([sys.executable, "-m", "cribcam", "serve", "--https", "--port", str(port)],
-                                capture_output=True, text=True, timeout=60)
-    assert result.returncode == 2
-    assert f"cannot listen on 127.0.0.1 port {port}" in result.stderr
-    assert "Traceback" not in result.stderr

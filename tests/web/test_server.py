@@ -5,11 +5,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import signal
 import socket
-import subprocess
-import sys
-import time
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
 
@@ -17,6 +13,8 @@ import pytest
 
 from cribcam.scoring import score_hand
 from cribcam.scoring.report import count_report
+
+from webtools import serve, serving
 
 HAND = {"hand": ["9S", "6D", "5H", "4C"], "starter": "4D", "claim": 12}
 
@@ -125,14 +123,8 @@ def test_page_and_assets_over_http(live_server):
 # --- `cribcam serve` ---------------------------------------------------------------------
 
 
-def serve(*args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "cribcam", "serve", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
 def test_cribcam_serve_runs_the_app_on_loopback(tmp_path):
-    process = serve("--port", "0", "--threads", "2")
-    try:
+    with serving("--port", "0", "--threads", "2") as process:
         line = process.stdout.readline()
         assert line.startswith("cribcam serve: http://127.0.0.1:"), line + process.stderr.read()
         url = line.split()[2]
@@ -141,13 +133,6 @@ def test_cribcam_serve_runs_the_app_on_loopback(tmp_path):
         assert status == 200 and "model" in json.loads(body)
         status, report = post_json(url, "/api/count", HAND)
         assert status == 200 and report["total"] == 14
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            assert process.wait(timeout=20) == 0
-        finally:
-            process.kill()
-            process.communicate()
 
 
 @pytest.mark.parametrize("args,words", [
@@ -163,12 +148,13 @@ def test_cribcam_serve_usage_errors_are_one_line(args, words):
     assert words in err and "Traceback" not in err
 
 
-def test_cribcam_serve_says_when_the_port_is_taken():
+@pytest.mark.parametrize("scheme", [[], ["--https"]], ids=["http", "https"])
+def test_cribcam_serve_says_when_the_port_is_taken(scheme):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        process = serve("--port", str(port))
+        process = serve(*scheme, "--port", str(port))
         out, err = process.communicate(timeout=60)
     assert process.returncode == 2
     assert f"cannot listen on 127.0.0.1 port {port}" in err and "Traceback" not in err

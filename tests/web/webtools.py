@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import cv2
@@ -68,3 +72,24 @@ def encode(image: np.ndarray, ext: str = ".jpg", params=()) -> bytes:
     ok, data = cv2.imencode(ext, image, list(params))
     assert ok
     return data.tobytes()
+
+
+def serve(*args: str) -> subprocess.Popen:
+    """Starts `cribcam serve ARGS` as its own process, its output piped as text."""
+    return subprocess.Popen([sys.executable, "-m", "cribcam", "serve", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@contextmanager
+def serving(*args: str):
+    """`cribcam serve ARGS` while the block runs; Ctrl-C must then stop it cleanly (exit 0)."""
+    process = serve(*args)
+    try:
+        yield process
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            assert process.wait(timeout=20) == 0
+        finally:
+            process.kill()
+            process.communicate()
