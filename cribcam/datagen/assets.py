@@ -123,10 +123,10 @@ def index_ink(cards: dict[str, np.ndarray], corners: dict[str, np.ndarray]) -> d
         points = []
         for x1, y1, x2, y2 in boxes:
             x0, y0 = int(np.floor(x1)), int(np.floor(y1))
-            ys, xs = np.nonzero(mask[y0:int(np.ceil(y2)) + 1, x0:int(np.ceil(x2)) + 1])
+            # Pixel-edge boxes: columns x1 .. x2-1 and rows y1 .. y2-1 (see ``corners``).
+            ys, xs = np.nonzero(mask[y0:int(np.ceil(y2)), x0:int(np.ceil(x2))])
             ink = np.stack([xs + x0 + 0.5, ys + y0 + 0.5], axis=1)
-            step = max(1, len(ink) // INK_POINTS)
-            points.append(ink[::step])
+            points.append(ink[::max(1, -(-len(ink) // INK_POINTS))])  # at most INK_POINTS
         out[code] = points
     return out
 

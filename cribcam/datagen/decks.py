@@ -171,11 +171,9 @@ def _load_deck(entry: dict, cache: Path, width: int) -> Deck | None:
     if meta.get("render_error"):
         _report(entry["name"], meta["render_error"])
         return None
-    if meta.get("corner_version") == CORNER_VERSION and meta["corner_error"]:
-        _report(entry["name"], f"index corners rejected: {meta['corner_error']}")
-        return None  # known bad: no need for its images (a cache may travel without them)
-    cards = {code: _read_png(folder / f"{code}.png") for code in CARD_CODES}
+    cards = None
     if meta.get("corner_version") != CORNER_VERSION:
+        cards = _read_cards(folder)
         try:
             meta["corners"], meta["corner_error"] = locate_corners(cards), None
         except CornerError as err:
@@ -184,7 +182,9 @@ def _load_deck(entry: dict, cache: Path, width: int) -> Deck | None:
         meta_path.write_text(json.dumps(meta, indent=1))
     if meta["corner_error"]:
         _report(entry["name"], f"index corners rejected: {meta['corner_error']}")
-        return None
+        return None  # a cached rejection needs no images (a cache may travel without them)
+    if cards is None:
+        cards = _read_cards(folder)
     back_path = folder / "back.png"
     return Deck(
         name=entry["name"],
@@ -199,6 +199,10 @@ def _load_deck(entry: dict, cache: Path, width: int) -> Deck | None:
 
 def _report(name: str, message: str) -> None:
     tqdm.write(f"deck {name} dropped: {message}", file=sys.stderr)
+
+
+def _read_cards(folder: Path) -> dict[str, np.ndarray]:
+    return {code: _read_png(folder / f"{code}.png") for code in CARD_CODES}
 
 
 def _read_png(path: Path) -> np.ndarray:

@@ -70,4 +70,5 @@ def test_conversion_keeps_every_box_and_the_attribution(shared_dir, tmp_path, re
         sum(len(e["cards"]) for e in labels.values())
     val = load_labels(out / "labels-val.json")
     assert sorted(val) == sorted(n for n, p in parts.items() if p == "val")
-    assert {c["card"] for c in val[next(iter(val))]["cards"]} == {c["card"] for c in labels[next(iter(val))]["cards"]}
+    name = next(iter(val))
+    assert {c["card"] for c in val[name]["cards"]} == {c["card"] for c in labels[name]["cards"]}
