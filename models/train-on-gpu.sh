@@ -4,7 +4,7 @@
 # a lost machine costs one stage, never the whole run. From the repository root:
 #
 #   here:    bash models/train-on-gpu.sh pack
-#              writes .gpu/pack.tar (about 55 MB): the rendered art of the training decks
+#              writes .gpu/pack.tar (about 52 MB): the rendered art of the training decks
 #              (the machine has no rsvg-convert), the real photos (../shared does not travel)
 #              and the ultralytics wheels for Python 3.12 (the machine has torch,
 #              torchvision, onnx, onnxruntime and opencv, but no ultralytics)
@@ -69,6 +69,12 @@ print(' '.join(d['name'] for d in load_manifest()['decks'] if d['split'] == 'tra
 fi
 
 [[ -f $PACK ]] || { echo "no $PACK: run 'bash models/train-on-gpu.sh pack' here first" >&2; exit 2; }
+# Checked before the unpacking and the data build, which take minutes on a fresh machine.
+case $STAGE in
+    scratch) ;;
+    more|finish) [[ -f $CHECKPOINT ]] || { echo "$STAGE needs a checkpoint, e.g. .gpu/best.pt" >&2; exit 2; } ;;
+    *) echo "unknown stage $STAGE" >&2; exit 2 ;;
+esac
 mkdir -p "$OUT" /tmp/pack /tmp/site datasets/cache/decks
 tar -xf "$PACK" -C /tmp/pack
 cp -rn /tmp/pack/render datasets/cache/decks/
@@ -97,14 +103,14 @@ train() {  # name, model, hours, real repeat, then further ultralytics settings
     cp "runs/$name/results.csv" "$OUT/results.csv"
 }
 
+# The later stages name SGD because optimizer=auto (MuSGD for a long run) ignores lr0, and
+# going on from a checkpoint wants a lower learning rate than starting afresh.
 case $STAGE in
     scratch) train scratch "$MODEL" "$(hours_left)" "$REAL_REPEAT" ;;
-    more)    train more "${CHECKPOINT:?more needs a checkpoint}" "$(hours_left)" "$REAL_REPEAT" \
-                 optimizer=SGD lr0=0.003 warmup_epochs=0.3 ;;
+    more)    train more "$CHECKPOINT" "$(hours_left)" "$REAL_REPEAT" optimizer=SGD lr0=0.003 warmup_epochs=0.3 ;;
     finish)
-        train finish "${CHECKPOINT:?finish needs a checkpoint}" "$FINISH_HOURS" $((REAL_REPEAT * 3)) \
+        train finish "$CHECKPOINT" "$FINISH_HOURS" $((REAL_REPEAT * 3)) \
             optimizer=SGD lr0=0.001 warmup_epochs=0 mosaic=0
         cribcam eval --images $BUILD/real/images/val --labels $BUILD/real/labels-val.json \
             --model "$OUT/cribcam-cards.onnx" --json | tee "$OUT/eval-real-val.json" ;;
-    *) echo "unknown stage $STAGE" >&2; exit 2 ;;
 esac

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import yaml
 
+from cribcam.datagen import yolo
+
 
 def mixed_data(synthetic: Path, real: Path, repeat: int, out: Path) -> Path:
     """Writes a data.yaml training on both sets and validating on the synthetic one.
@@ -38,17 +40,14 @@ def mixed_data(synthetic: Path, real: Path, repeat: int, out: Path) -> Path:
         "train": _images(synthetic_parts["train"]) + _images(real_parts["train"]) * repeat,
         "val": _images(synthetic_parts["val"]),
     }
-    data = {"path": str(out.resolve()), "nc": 0, "names": {}}
+    parts = {}
     for part, images in lists.items():
-        listing = out / f"{part}.txt"
+        listing = (out / f"{part}.txt").resolve()
         listing.write_text("".join(f"{image}\n" for image in images))
-        data[part] = str(listing.resolve())
-    names = yaml.safe_load(synthetic.read_text())["names"]
-    data.update(nc=len(names), names=names)
-    path = out / "data.yaml"
-    path.write_text(f"# {len(lists['train'])} training images: synthetic scenes and real photos x{repeat}\n"
-                    + yaml.safe_dump(data, sort_keys=False))
-    return path
+        parts[part] = str(listing)
+    yolo.write_data_yaml(out, parts, f"{len(lists['train'])} training images: "
+                                     f"synthetic scenes and real photos x{repeat}")
+    return out / "data.yaml"
 
 
 def _parts(data_yaml: Path) -> dict[str, Path]:

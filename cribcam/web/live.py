@@ -8,11 +8,11 @@ its reading and count as ``/api/read`` gives them.
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, current_app, jsonify, render_template
+from flask import Blueprint, Flask, current_app, jsonify
 
 from cribcam.live.sessions import LiveSessions, SessionBusy
-from cribcam.scoring import rules
 from cribcam.web import api
+from cribcam.web.pages import render_page
 
 LIVE_DEFAULTS = {
     "LIVE_MAX_SESSIONS": 32,  # cameras followed at once; the one idle longest makes room
@@ -43,9 +43,7 @@ def init_app(app: Flask) -> None:
 
 @pages.get("/live")
 def page():
-    return render_template(
-        "live.html", variants=list(rules.VARIANTS), default_variant=rules.DEFAULT_VARIANT,
-        max_upload=current_app.config["MAX_CONTENT_LENGTH"])
+    return render_page("live.html")
 
 
 @frames.errorhandler(SessionBusy)

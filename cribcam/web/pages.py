@@ -1,4 +1,4 @@
-"""The pages: one photo-and-count page, everything else is its JavaScript and the API."""
+"""The photo page; everything else it does is its JavaScript and the API."""
 
 from __future__ import annotations
 
@@ -9,8 +9,13 @@ from cribcam.scoring import rules
 bp = Blueprint("pages", __name__)
 
 
+def render_page(template: str) -> str:
+    """Renders a page that extends ``_page.html`` with what its counting panels need."""
+    return render_template(
+        template, variants=list(rules.VARIANTS), default_variant=rules.DEFAULT_VARIANT,
+        max_upload=current_app.config["MAX_CONTENT_LENGTH"])
+
+
 @bp.get("/")
 def index():
-    return render_template(
-        "index.html", variants=list(rules.VARIANTS), default_variant=rules.DEFAULT_VARIANT,
-        max_upload=current_app.config["MAX_CONTENT_LENGTH"])
+    return render_page("index.html")

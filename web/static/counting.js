@@ -3,7 +3,6 @@
 // this module keeps the cards the player has settled on (chips, picker, starter, crib,
 // variant, claim), shows what the server says, and asks again when the player changes
 // something. Pages give it cards read from a photo or a camera with adoptReading().
-"use strict";
 
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"];
 const SUITS = { C: ["♣", "clubs"], D: ["♦", "diamonds"], H: ["♥", "hearts"], S: ["♠", "spades"] };
@@ -34,7 +33,7 @@ let lastCount = null;
 export const capitalise = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 const rankLabel = (r) => (r === "T" ? "10" : r);
 const isRed = (code) => code.endsWith("H") || code.endsWith("D");
-export const cardName = (code) => `${RANK_NAMES[code[0]]} of ${SUITS[code[1]][1]}`;
+const cardName = (code) => `${RANK_NAMES[code[0]]} of ${SUITS[code[1]][1]}`;
 export const cardText = (code) => `${rankLabel(code[0])}${SUITS[code[1]][0]}`;
 
 function cardFace(code) {
@@ -122,7 +121,7 @@ function countRequest() {
 
 // Counts the chips as they stand. Resolves to the count shown (null when there is none),
 // or undefined when a newer change has been sent since.
-export async function refresh() {
+async function refresh() {
   const seq = ++refreshSeq;
   renderChips();
   if (!state.hand.length && !state.starter) {
@@ -241,7 +240,7 @@ function readClaim() {
   return { claim: n };
 }
 
-export function clearClaim() {
+function clearClaim() {
   state.claim = null;
   $("claim").value = "";
 }

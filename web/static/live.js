@@ -191,6 +191,7 @@ async function follow(run) {
   let next = null;
   while (run === live.run) {
     let frame = await (next || takeFrame(run));
+    next = null;
     if (frame && performance.now() - frame.taken > STALE_MS) frame = await takeFrame(run);
     if (run !== live.run) return;
     if (!frame) continue;
@@ -205,8 +206,7 @@ async function follow(run) {
     if (run !== live.run) return;
     if (status === 0) { // the server cannot be reached: say so and try again
       showProblem(data.error);
-      await sleep(RETRY_MS);
-      next = null;
+      await sleep(RETRY_MS); // the frame taken meanwhile is stale by then: a fresh one goes
       continue;
     }
     if (!ok) { // no model, or a frame the server refuses: stop until the player starts again
