@@ -21,6 +21,7 @@ from cribcam.scoring.cards import JACK, SUITS, Card
 from cribcam.scoring.show import score_hand
 
 HAND_SIZE = 4
+MAX_TOTAL = 29
 
 
 @dataclass(frozen=True)
@@ -58,57 +59,82 @@ def distribution(crib: bool = False) -> Distribution:
         crib: count them as cribs (a flush must include the starter).
     """
     start = time.perf_counter()
-    five = _five_card_sets()  # card index = 4 * (rank - 1) + suit, so ranks come sorted
-    ranks, suits = five // 4, five % 4
-    key = (ranks.astype(np.int32) * _RANK_WEIGHTS).sum(axis=1)
-    base = _rank_pattern_points()[key]
-
-    totals = np.empty((5, len(five)), dtype=np.uint8)
-    for starter in range(5):
-        hand = [i for i in range(5) if i != starter]
-        hand_suits = suits[:, hand]
-        suited = (hand_suits == hand_suits[:, :1]).all(axis=1)
-        matches = suited & (hand_suits[:, 0] == suits[:, starter])
-        flush = rules.flush_points(suited, matches, HAND_SIZE, crib)
-        nobs = ((ranks[:, hand] == JACK - 1) & (hand_suits == suits[:, starter:starter + 1])).any(axis=1)
-        totals[starter] = base + flush + nobs * rules.NOBS
-    counts = np.bincount(totals.ravel(), minlength=30)
+    ranks, suits = _five_card_columns()
+    base = _rank_pattern_points()[_rank_keys(ranks)]
+    # Each of the five cards takes its turn as the starter; the rank points stay the same.
+    counts = len(ranks) * _histogram(base)
+    for starter in range(len(ranks)):
+        extra = _flush_and_nobs(ranks, suits, starter, crib)
+        # Few deals score a flush or nobs: only those move up from their rank points.
+        moved = np.flatnonzero(extra)
+        counts += _histogram(base[moved] + extra[moved]) - _histogram(base[moved])
     return Distribution(counts, crib, time.perf_counter() - start)
 
 
-_RANK_WEIGHTS = 13 ** np.arange(4, -1, -1, dtype=np.int32)
+def _histogram(totals: np.ndarray) -> np.ndarray:
+    return np.bincount(totals, minlength=MAX_TOTAL + 1)
+
+
+def _flush_and_nobs(ranks: np.ndarray, suits: np.ndarray, starter: int, crib: bool) -> np.ndarray:
+    """Flush and nobs points of every deal when its card number ``starter`` is the starter."""
+    hand = [i for i in range(len(suits)) if i != starter]
+    first = suits[hand[0]]
+    suited = np.logical_and.reduce([suits[i] == first for i in hand[1:]])
+    matches = suited & (suits[starter] == first)
+    flush = rules.flush_points(suited, matches, HAND_SIZE, crib)
+    nobs = np.logical_or.reduce([(ranks[i] == JACK - 1) & (suits[i] == suits[starter])
+                                 for i in hand])
+    return flush + nobs * rules.NOBS
+
+
+def _rank_keys(ranks: np.ndarray) -> np.ndarray:
+    """Each deal's sorted ranks read as a base-13 number: its row in the rank pattern table."""
+    keys = np.zeros(ranks.shape[1], dtype=np.int32)
+    for column in ranks:
+        keys *= 13
+        keys += column
+    return keys
 
 
 @lru_cache(maxsize=1)
 def _rank_pattern_points() -> np.ndarray:
     """Fifteens + pairs + runs for every sorted 5-rank pattern, indexed by base-13 key."""
-    table = np.zeros(13 ** 5, dtype=np.uint8)
+    deck = [[Card(rank, suit) for suit in SUITS] for rank in range(1, 14)]
+    patterns, points = [], []
     for pattern in combinations_with_replacement(range(13), 5):
         if max(pattern.count(r) for r in set(pattern)) > len(SUITS):
             continue
-        used: dict[int, int] = {}
-        cards = []
-        for r in pattern:
-            cards.append(Card(r + 1, "CDHS"[used.get(r, 0)]))
-            used[r] = used.get(r, 0) + 1
-        hand, starter = cards[:4], cards[4]
-        score = score_hand(hand, starter)
+        # A rank repeated in the pattern takes the next suit: the cards stay distinct.
+        cards = [deck[r][pattern[:i].count(r)] for i, r in enumerate(pattern)]
+        score = score_hand(cards[:4], cards[4])
         # Flush and nobs depend on the suits: they are added per starter by the caller.
-        points = sum(i.points for i in score.items if i.kind in ("fifteen", "pair", "run"))
-        table[int(np.dot(pattern, _RANK_WEIGHTS))] = points
+        patterns.append(pattern)
+        points.append(sum(i.points for i in score.items if i.kind in ("fifteen", "pair", "run")))
+    table = np.zeros(13 ** 5, dtype=np.uint8)
+    table[_rank_keys(np.array(patterns, dtype=np.uint8).T)] = points
     return table
 
 
 @lru_cache(maxsize=1)
+def _five_card_columns() -> tuple[np.ndarray, np.ndarray]:
+    """The ranks (0-12) and suits (0-3) of all C(52,5) five-card sets, as two (5, 2598960)
+    uint8 arrays: column ``j`` is one set, its cards in increasing index, so its ranks sorted.
+    """
+    cards = _five_card_sets()
+    return cards // 4, cards % 4
+
+
 def _five_card_sets() -> np.ndarray:
-    """All C(52,5) five-card sets as a (2598960, 5) uint8 array of increasing card indices."""
-    combos = np.arange(52, dtype=np.uint8)[:, None]
+    """All C(52,5) five-card sets as a (5, 2598960) uint8 array of card indices
+    ``4 * (rank - 1) + suit``, increasing down each column, in lexicographic order."""
+    rows = [np.arange(52, dtype=np.uint8)]  # the one-card sets
     for _ in range(4):
-        last = combos[:, -1].astype(np.int64)
-        extend = 51 - last  # how many larger cards can follow
-        rows = np.repeat(np.arange(len(combos)), extend)
-        # The k-th extension of a row takes card last + 1 + k.
-        offsets = np.arange(len(rows)) - np.repeat(np.cumsum(extend) - extend, extend)
-        nxt = (np.repeat(last, extend) + 1 + offsets).astype(np.uint8)
-        combos = np.concatenate([combos[rows], nxt[:, None]], axis=1)
-    return combos
+        last = rows[-1]
+        extend = (51 - last).astype(np.int32)  # how many larger cards can follow each set
+        parent = np.repeat(np.arange(len(last), dtype=np.int32), extend)
+        # The k-th extension of a set takes card last + 1 + k.
+        first = np.cumsum(extend, dtype=np.int32) - extend
+        k = np.arange(len(parent), dtype=np.int32) - np.repeat(first, extend)
+        rows = [row[parent] for row in rows]
+        rows.append((rows[-1] + 1 + k).astype(np.uint8))
+    return np.stack(rows)
