@@ -5,6 +5,8 @@ starter: 12,994,800 deals of a 4-card hand. Fifteens, pairs and runs depend only
 five ranks, so they are counted once per rank pattern (6,175 of them) by the itemized scorer
 itself and looked up; flush and nobs depend on which card is the starter and are applied
 with the shared rules over whole arrays.
+
+``deal_totals`` scores any deals the same way, many at once (the discard advisor's).
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from cribcam.scoring import rules
 from cribcam.scoring.cards import JACK, SUITS, Card
 from cribcam.scoring.show import score_hand
 
-HAND_SIZE = 4
 MAX_TOTAL = 29
+# The variant whose hand, with the starter, is this many cards (a crib is always 5).
+_VARIANT_BY_CARDS = {variant.hand_size + 1: name for name, variant in rules.VARIANTS.items()}
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,23 @@ def distribution(crib: bool = False) -> Distribution:
     return Distribution(counts, crib, time.perf_counter() - start)
 
 
+def deal_totals(ranks: np.ndarray, suits: np.ndarray, crib: bool = False) -> np.ndarray:
+    """Show totals of many deals at once, by the enumeration's tables and rules.
+
+    Args:
+        ranks: (k, N) uint8 ranks, 0 (ace) to 12 (king): row ``i`` holds card ``i`` of every
+            deal, in any order, except that the last row is the starter. k is 5 (a hand of 4
+            or a crib) or 4 (a five-card cribbage hand of 3).
+        suits: (k, N) suits 0 to 3 (``SUITS`` order), laid out as ``ranks``.
+        crib: crib rules (a flush must include the starter).
+
+    Returns:
+        (N,) totals: for each deal, what ``score_hand(...).total`` says of it.
+    """
+    base = _any_order_points(len(ranks))[_rank_keys(ranks)]
+    return base + _flush_and_nobs(ranks, suits, len(ranks) - 1, crib)
+
+
 def _histogram(totals: np.ndarray) -> np.ndarray:
     return np.bincount(totals, minlength=MAX_TOTAL + 1)
 
@@ -81,7 +101,7 @@ def _flush_and_nobs(ranks: np.ndarray, suits: np.ndarray, starter: int, crib: bo
     first = suits[hand[0]]
     suited = np.logical_and.reduce([suits[i] == first for i in hand[1:]])
     matches = suited & (suits[starter] == first)
-    flush = rules.flush_points(suited, matches, HAND_SIZE, crib)
+    flush = rules.flush_points(suited, matches, len(hand), crib)
     nobs = np.logical_or.reduce([(ranks[i] == JACK - 1) & (suits[i] == suits[starter])
                                  for i in hand])
     return flush + nobs * rules.NOBS
@@ -96,23 +116,32 @@ def _rank_keys(ranks: np.ndarray) -> np.ndarray:
     return keys
 
 
-@lru_cache(maxsize=1)
-def _rank_pattern_points() -> np.ndarray:
-    """Fifteens + pairs + runs for every sorted 5-rank pattern, indexed by base-13 key."""
+@lru_cache(maxsize=None)
+def _rank_pattern_points(size: int = 5) -> np.ndarray:
+    """Fifteens + pairs + runs for every sorted pattern of ``size`` ranks (a hand and its
+    starter: 5, or 4 in five-card cribbage), indexed by base-13 key."""
     deck = [[Card(rank, suit) for suit in SUITS] for rank in range(1, 14)]
     patterns, points = [], []
-    for pattern in combinations_with_replacement(range(13), 5):
+    for pattern in combinations_with_replacement(range(13), size):
         if max(pattern.count(r) for r in set(pattern)) > len(SUITS):
             continue
         # A rank repeated in the pattern takes the next suit: the cards stay distinct.
         cards = [deck[r][pattern[:i].count(r)] for i, r in enumerate(pattern)]
-        score = score_hand(cards[:4], cards[4])
+        score = score_hand(cards[:-1], cards[-1], variant=_VARIANT_BY_CARDS[size])
         # Flush and nobs depend on the suits: they are added per starter by the caller.
         patterns.append(pattern)
         points.append(sum(i.points for i in score.items if i.kind in ("fifteen", "pair", "run")))
-    table = np.zeros(13 ** 5, dtype=np.uint8)
+    table = np.zeros(13 ** size, dtype=np.uint8)
     table[_rank_keys(np.array(patterns, dtype=np.uint8).T)] = points
     return table
+
+
+@lru_cache(maxsize=None)
+def _any_order_points(size: int) -> np.ndarray:
+    """The rank pattern table filled in for the ranks in any order, so that deals need no
+    sorting: 13 ** size entries, indexed by the base-13 key of the ranks as they come."""
+    every_order = np.indices((13,) * size, dtype=np.uint8).reshape(size, -1)  # in key order
+    return _rank_pattern_points(size)[_rank_keys(np.sort(every_order, axis=0))]
 
 
 @lru_cache(maxsize=1)
