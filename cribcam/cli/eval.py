@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from cribcam.cli.main import UsageError
+from cribcam.cli.model import open_reader
 
 
 def add_parser(subparsers) -> None:
@@ -25,16 +26,15 @@ def add_parser(subparsers) -> None:
 def run(args) -> int:
     from tqdm import tqdm
 
-    from cribcam.vision import CardReader, ModelMissingError
     from cribcam.vision.evaluate import evaluate, load_labels
 
     if not args.images.is_dir():
         raise UsageError(f"no such folder: {args.images}")
     try:
         labels = load_labels(args.labels)
-        reader = CardReader(args.model)
-    except (ValueError, ModelMissingError) as exc:
+    except ValueError as exc:
         raise UsageError(str(exc)) from None
+    reader = open_reader(args.model)
     if args.only:
         wanted = set(args.only.read_text().split())
         labels = {name: entry for name, entry in labels.items() if name in wanted}

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from cribcam.cli.count import add_count_options
 from cribcam.cli.main import UsageError
+from cribcam.cli.model import open_reader
 
 
 def add_parser(subparsers) -> None:
@@ -33,7 +34,6 @@ def run(args) -> int:
 
     from cribcam.live import desktop
     from cribcam.live.lock import HandLock
-    from cribcam.vision import CardReader, ModelMissingError
     from cribcam.vision.report import expected_cards
 
     if args.headless and not args.out:
@@ -45,12 +45,9 @@ def run(args) -> int:
         raise UsageError(f"no such video: {args.video}")
     try:  # the settings first: a mistake there is said without waiting for the model
         lock = HandLock(args.window, args.agree)
-        reader = CardReader(args.model)
-    except (ModelMissingError, ValueError) as exc:
+    except ValueError as exc:
         raise UsageError(str(exc)) from None
-    except Exception as exc:  # a damaged or incompatible .onnx file
-        raise UsageError(f"the model {args.model or 'bundled with cribcam'} could not be loaded: "
-                         f"{type(exc).__name__}: {exc}") from None
+    reader = open_reader(args.model)
     capture = cv2.VideoCapture(str(args.video) if args.video else args.camera)
     if not capture.isOpened():
         raise UsageError(f"cannot open {'video ' + str(args.video) if args.video else f'camera {args.camera}'}")

@@ -3,13 +3,15 @@
 Each subcommand lives in its own module exposing ``add_parser(subparsers)``, which
 registers its options and sets ``handler`` to a function ``(args) -> exit status``.
 A user mistake raises ``UsageError`` (or ``CardError`` from the core) and is printed as
-one line with exit status 2: never a traceback.
+one line with exit status 2: never a traceback. With ``--json`` the line is JSON too,
+``{"error": "..."}`` on standard output, where the answer would have been.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import sys
 
 from cribcam.scoring.cards import CardError
@@ -22,9 +24,19 @@ class UsageError(Exception):
     """A mistake in how the command was called; printed as one line, exit status 2."""
 
 
+class _ParseError(UsageError):
+    """A command line argparse could not parse; ``prog`` names the (sub)command."""
+
+    def __init__(self, prog: str, message: str):
+        super().__init__(message)
+        self.prog = prog
+
+
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse's default prints usage; keep it to one line
-        self.exit(2, f"{self.prog}: error: {message}\n")
+    def error(self, message: str) -> None:
+        # Raised rather than printed (argparse's default prints the usage too): main() says
+        # it as one line, or as JSON.
+        raise _ParseError(self.prog, message)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,16 +55,33 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        args = build_parser().parse_args(argv)
+    except _ParseError as exc:
+        # No parsed options to ask: a --json anywhere on the line asked for JSON.
+        return report_error(exc.prog, str(exc), as_json="--json" in argv)
     try:
         return int(args.handler(args) or 0)
     except (UsageError, CardError) as exc:
-        print(f"cribcam {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        return report_error(f"cribcam {args.command}", str(exc), getattr(args, "json", False))
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def report_error(prog: str, message: str, as_json: bool) -> int:
+    """Says a user's mistake, as JSON on standard output or as one line on standard error.
+
+    Returns:
+        The exit status of a usage error, 2.
+    """
+    if as_json:
+        print(json.dumps({"error": message}, ensure_ascii=False))
+    else:
+        print(f"{prog}: error: {message}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

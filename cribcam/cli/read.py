@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import cv2
-
 from cribcam.cli.count import add_count_options, format_report
 from cribcam.cli.main import UsageError
+from cribcam.cli.model import open_reader
 
 
 def add_parser(subparsers) -> None:
@@ -26,7 +25,8 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    from cribcam.vision import CardReader, ModelMissingError
+    import cv2  # here, not at the top: every `cribcam` command imports this module
+
     from cribcam.vision.annotate import draw_reading
     from cribcam.vision.report import expected_cards, reading_report
 
@@ -37,10 +37,7 @@ def run(args) -> int:
         raise UsageError(f"{args.photo} is not an image OpenCV can read (JPEG, PNG, BMP, TIFF, WebP)")
     if args.annotate and args.annotate.suffix.lower() not in (".png", ".jpg", ".jpeg"):
         raise UsageError(f"--annotate needs a .png or .jpg name, not {args.annotate.name}")
-    try:
-        reader = CardReader(args.model)
-    except ModelMissingError as exc:
-        raise UsageError(str(exc)) from None
+    reader = open_reader(args.model)
     # A starter named by the player may lie outside the photo: then only the hand is in view.
     expected = expected_cards(args.variant, args.crib)
     reading = reader.read(image, expected=expected)
