@@ -1,0 +1,34 @@
+"""The whole game at the table: the scoreboard that keeps the rules (no I/O, no framework).
+
+A game is a ``Setup`` (players, six-card or five-card, 121 or 61, muggins, skunk) and an
+append-only log of entries (a deal and its starter, the play, each show, irregularities).
+``replay`` turns the log into the state: the scores, where the pegs stand, whose turn it
+is, and at the end the result. Undoing an entry is replaying the log without it.
+
+    >>> from cribcam.game import Setup, replay
+    >>> game = replay(Setup(("A", "B")), [{"type": "deal", "starter": "JD"}])
+    >>> game.scores      # A dealt, and a jack turned up: two for his heels
+    [2, 0]
+"""
+
+from cribcam.game.entries import EntryError, parse_entry
+from cribcam.game.result import Result, game_result, tally
+from cribcam.game.setup import GameError, Setup
+from cribcam.game.state import CRIB, Game, Line
+
+
+def replay(setup: Setup, entries: list[dict]) -> Game:
+    """The game after ``entries``, applied in order.
+
+    Raises:
+        GameError: an entry that does not fit the game at its point.
+        CardError: an entry with a card that is no card, or a card seen twice.
+    """
+    game = Game(setup)
+    for entry in entries:
+        game.apply(entry)
+    return game
+
+
+__all__ = ["CRIB", "EntryError", "Game", "GameError", "Line", "Result", "Setup", "game_result",
+           "parse_entry", "replay", "tally"]

@@ -1,0 +1,420 @@
+"""A game is its log of entries; replaying the log gives the state: scores, pegs, whose turn.
+
+The log is the truth: it is what is saved, and undoing an entry is dropping it and replaying
+the rest. ``Game.apply`` checks an entry against the rules at that point of the game and
+scores it, one peg at a time, so that the game ends the moment a side reaches the target:
+any points after that in the same entry are listed as not scored, and no later entry is
+taken.
+
+Choices where the rules leave it open (documented here once):
+
+- Muggins: cribcam calls it for the opponent. A claim short of the true count pegs the
+  claim, and the first opponent to the player's left pegs the points overlooked. Without
+  muggins the true count is pegged whatever was claimed. An over-claim is always corrected
+  to the true count.
+- A show from a claimed number alone is pegged as claimed: there is nothing to check it by.
+- The play is entered whole, as ``cribcam peg`` takes it: every card of the deal (only the
+  first series in five-card cribbage, where the play stops at the first go or 31), unless
+  the game ends during it. A claim on a turn includes the go that the turn earns, as in
+  ``cribcam peg``. Points may also be pegged as numbers, one peg at a time.
+- Five-card cribbage: the first non-dealer pegs three (``three for last``) before the
+  first deal, for the dealer's advantage.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from cribcam.game.entries import (IRREGULARITIES, Deal, Entry, Irregularity, Peg, PlayTurns,
+                                  Show, parse_entry)
+from cribcam.game.result import Result, game_result
+from cribcam.game.setup import CRIB_SIZE, GameError, Setup
+from cribcam.scoring import Card, judge_claim, judge_show, rules, score_hand, score_play
+from cribcam.scoring.muggins import IMPOSSIBLE_TOTALS, MAX_TOTAL
+
+IRREGULARITY_POINTS = 2
+THREE_FOR_LAST = 3
+CRIB = "crib"  # in the order of the shows, after the players' hands
+
+
+@dataclass(frozen=True)
+class Credit:
+    """Points for a side, and why."""
+
+    side: int
+    points: int
+    reason: str
+
+    def as_dict(self, setup: Setup) -> dict:
+        return {"side": setup.side_name(self.side), "points": self.points, "reason": self.reason}
+
+
+def _line_dict(line: "Line", setup: Setup) -> dict:
+    return {"entry": line.entry, "text": line.text,
+            "scored": [c.as_dict(setup) for c in line.scored],
+            "unscored": [c.as_dict(setup) for c in line.unscored], "notes": line.notes}
+
+
+@dataclass
+class Line:
+    """One entry of the log as it was applied.
+
+    Attributes:
+        entry: the entry in its stored form.
+        text: what happened, in words.
+        scored: the points pegged.
+        unscored: points that came after the game was won, and so were not pegged.
+        notes: judgements of claims, and the like.
+    """
+
+    entry: dict
+    text: str
+    scored: list[Credit] = field(default_factory=list)
+    unscored: list[Credit] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class DealState:
+    """The deal in progress.
+
+    Attributes:
+        number: 1 for the first deal.
+        dealer: who dealt.
+        order: whose shows are left, in order: the players from the dealer's left, the
+            dealer, then ``CRIB``.
+        starter: the starter, when typed.
+        played: the cards played with their suits known, and by whom.
+        shown: the cards of the hands and crib shown so far, and whose they were.
+        plays: how many cards each player played, once the play is entered by turns.
+    """
+
+    number: int
+    dealer: str
+    order: list[str]
+    starter: Card | None = None
+    played: dict[Card, str] = field(default_factory=dict)
+    shown: dict[Card, str] = field(default_factory=dict)
+    plays: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def finished(self) -> bool:
+        return not self.order
+
+
+@dataclass
+class Game:
+    """The state of a game, built by applying its entries in order.
+
+    Attributes:
+        setup: players and rules.
+        scores: each side's score (its front peg).
+        back: where each side's back peg stands (the score before its last points).
+        log: every entry applied, as a ``Line``.
+        deal: the current (or last) deal.
+        winner: the side that reached the target, once one has.
+        ended: why the game ended, in words.
+    """
+
+    setup: Setup
+    scores: list[int] = field(default_factory=list)
+    back: list[int] = field(default_factory=list)
+    log: list[Line] = field(default_factory=list)
+    deal: DealState | None = None
+    winner: int | None = None
+    ended: str = ""
+
+    def __post_init__(self) -> None:
+        self.scores = self.scores or [0] * len(self.setup.sides)
+        self.back = self.back or [0] * len(self.setup.sides)
+
+    @property
+    def over(self) -> bool:
+        return self.winner is not None
+
+    @property
+    def result(self) -> Result | None:
+        return None if self.winner is None else game_result(self.setup, self.scores, self.winner)
+
+    def as_dict(self) -> dict:
+        """The state as JSON for the API and ``cribcam game show --json``."""
+        setup = self.setup
+        deal = self.deal
+        return {
+            "setup": setup.as_dict(),
+            "dealing": setup.dealing,
+            "sides": [{"name": setup.side_name(i), "players": list(players),
+                       "score": self.scores[i], "back": self.back[i]}
+                      for i, players in enumerate(setup.sides)],
+            "deal": deal and {"number": deal.number, "dealer": deal.dealer,
+                              "starter": deal.starter.code if deal.starter else None},
+            "next": self.expecting(),
+            "log": [_line_dict(line, setup) for line in self.log],
+            "over": self.over,
+            "ended": self.ended,
+            "result": self.result.as_dict(setup) if self.over else None,
+        }
+
+    def apply(self, entry: Entry | dict) -> Line:
+        """Checks ``entry`` against the rules at this point, scores it and logs it.
+
+        Raises:
+            GameError: the entry does not fit the game here (``EntryError``: it is
+                malformed); the game is left as it was.
+            CardError: a card that is no card, or one played or shown twice.
+        """
+        if isinstance(entry, dict):
+            entry = parse_entry(entry)
+        if self.over:
+            raise GameError(f"the game is over: {self.ended}")
+        apply = {Deal: self._deal, PlayTurns: self._play, Peg: self._peg, Show: self._show,
+                 Irregularity: self._irregularity}[type(entry)]
+        # Some checks need the points scored first (a play may stop short only if the game
+        # is won during it), so an entry that fails puts the game back as it was.
+        saved = copy.deepcopy(vars(self))
+        try:
+            line = apply(entry)
+        except ValueError:
+            vars(self).update(saved)
+            raise
+        self.log.append(line)
+        return line
+
+    # ---- the entries ------------------------------------------------------------------------
+
+    def _deal(self, entry: Deal) -> Line:
+        if self.deal and not self.deal.finished:
+            raise GameError(f"deal {self.deal.number} is not finished: {self._expecting()}")
+        first = self.deal is None
+        dealer = self.setup.first_dealer if first else self.setup.left_of(self.deal.dealer)
+        players = [self.setup.left_of(dealer, k) for k in range(1, len(self.setup.players) + 1)]
+        self.deal = DealState(1 if first else self.deal.number + 1, dealer, players + [CRIB],
+                              entry.starter)
+        starter = f", starter {entry.starter}" if entry.starter else ""
+        line = Line(entry.as_dict(), f"Deal {self.deal.number}: {dealer} deals{starter}")
+        pone = players[0]
+        if first and self.setup.variant == "five-card":
+            self._credit(line, pone, THREE_FOR_LAST, f"three for last to {pone}, the first "
+                                                     f"non-dealer")
+        if entry.heels:
+            self._credit(line, dealer, rules.HEELS, "his heels (a jack turned up)")
+        return line
+
+    def _play(self, entry: PlayTurns) -> Line:
+        deal = self._deal_in_play()
+        if deal.plays:
+            raise GameError("the play of this deal is already entered (undo it to enter it "
+                            "again)")
+        for play in entry.turns:
+            self.setup.player(play.player)
+        pegging = score_play(entry.turns)
+        line = Line(entry.as_dict(), f"The play: {' '.join(entry.as_dict()['turns'])}")
+        played = self._check_play(deal, pegging)
+        for event in pegging.events:
+            if event.points:
+                self._credit_claim(line, event.play.player, event.points, event.items,
+                                   event.play.claim, f"the play: {event.play.player} "
+                                                     f"{event.said}")
+        if not self.over:
+            self._check_play_complete(deal, pegging, played)
+        deal.played = {Card(p.card.rank, p.card.suit): p.player for p in entry.turns
+                       if p.card and p.card.suit}
+        deal.plays = played
+        return line
+
+    def _peg(self, entry: Peg) -> Line:
+        self._deal_in_play()
+        player = self.setup.player(entry.player)
+        line = Line(entry.as_dict(), f"{player} pegs {entry.points} in the play")
+        self._credit(line, player, entry.points, f"the play: {player} pegs {entry.points}")
+        return line
+
+    def _show(self, entry: Show) -> Line:
+        deal = self._deal_needed()
+        whose = deal.order[0]
+        owner = deal.dealer if whose == CRIB else whose
+        crib = whose == CRIB
+        if entry.crib is not None and entry.crib != crib:
+            raise GameError(f"the crib is counted last: {self._expecting()}" if entry.crib
+                            else f"the hands are all shown: {self._expecting()}")
+        if entry.player is not None and self.setup.player(entry.player) != owner:
+            raise GameError(f"it is {owner}'s turn to show {'the crib' if crib else 'his hand'}, "
+                            f"not {entry.player}'s")
+        what = f"{owner}'s {'crib' if crib else 'hand'}"
+        deal.order.pop(0)  # before scoring: if this show wins, it is not among those left
+        if entry.cards:
+            score = score_hand(self._check_shown(deal, entry.cards, owner, crib, what),
+                               deal.starter, crib=crib, variant=self.setup.variant)
+            line = Line(entry.as_dict(), f"{what.capitalize()}: {' '.join(c.code for c in entry.cards)}"
+                                         f" — {score.spoken}")
+            self._credit_claim(line, owner, score.total, score.items, entry.claim, what,
+                               verdict=judge_show(entry.claim, score) if entry.claim is not None
+                               else None)
+            deal.shown.update({card: what for card in entry.cards})
+        else:
+            self._check_claim(entry.claim, what)
+            line = Line(entry.as_dict(), f"{what.capitalize()}: {entry.claim} claimed")
+            if entry.claim:
+                self._credit(line, owner, entry.claim, what)
+        return line
+
+    def _irregularity(self, entry: Irregularity) -> Line:
+        offender = self.setup.player(entry.player)
+        taker = self.setup.player(entry.by) if entry.by else self.setup.next_opponent(offender)
+        if self.setup.side_of(taker) == self.setup.side_of(offender):
+            raise GameError(f"{taker} is on {offender}'s side: an opponent takes the points")
+        line = Line(entry.as_dict(), f"Irregularity: {offender}, {IRREGULARITIES[entry.kind]}")
+        self._credit(line, taker, IRREGULARITY_POINTS, f"{taker} for {offender}'s irregularity "
+                                                      f"({IRREGULARITIES[entry.kind]})")
+        return line
+
+    # ---- checks -----------------------------------------------------------------------------
+
+    def _deal_needed(self) -> DealState:
+        if self.deal is None or self.deal.finished:
+            raise GameError(f"start a deal first: {self._expecting()}")
+        return self.deal
+
+    def _deal_in_play(self) -> DealState:
+        deal = self._deal_needed()
+        if len(deal.order) <= len(self.setup.players):
+            raise GameError("the play is over: the shows have begun")
+        return deal
+
+    def _check_play(self, deal: DealState, pegging) -> dict[str, int]:
+        """The cards each player played; ``GameError`` for a play no deal can have."""
+        leader = pegging.events[0].play.player
+        if leader != deal.order[0]:
+            raise GameError(f"{deal.order[0]}, on the dealer's left, leads the play, not {leader}")
+        played: dict[str, int] = {}
+        for event in pegging.events:
+            card = event.play.card
+            if card is None:
+                continue
+            if deal.starter and (card.rank, card.suit) == (deal.starter.rank, deal.starter.suit):
+                raise GameError(f"{deal.starter} is the starter: nobody can play it")
+            played[event.play.player] = played.get(event.play.player, 0) + 1
+            if played[event.play.player] > self.setup.hand_size:
+                raise GameError(f"{event.play.player} plays a {played[event.play.player]}th card; "
+                                f"a hand holds {self.setup.hand_size}")
+        if self.setup.variant == "five-card":
+            ends = [e for e in pegging.events[:-1]
+                    if any(item.kind in ("go", "thirty-one") for item in e.items)]
+            if ends:
+                raise GameError("in five-card cribbage the play stops at the first go or 31: "
+                                f"no card is played after {ends[0].play.player}'s "
+                                f"{ends[0].play.card.code}")
+        return played
+
+    def _check_play_complete(self, deal: DealState, pegging, played: dict[str, int]) -> None:
+        if self.setup.variant == "five-card":
+            return
+        short = [p for p in self.setup.players if played.get(p, 0) != self.setup.hand_size]
+        if short:
+            raise GameError(f"the play must hold every card: {', '.join(short)} played "
+                            f"{', '.join(str(played.get(p, 0)) for p in short)} of "
+                            f"{self.setup.hand_size}; enter the whole play, or peg its points "
+                            f"as numbers")
+
+    def _check_shown(self, deal: DealState, cards: tuple[Card, ...], owner: str, crib: bool,
+                     what: str) -> tuple[Card, ...]:
+        if deal.starter is None:
+            raise GameError("the starter was not typed at the deal, so hands cannot be counted "
+                            "from their cards: enter the claimed number")
+        needed = CRIB_SIZE if crib else self.setup.hand_size
+        if len(cards) != needed:
+            raise GameError(f"{what} has {len(cards)} cards, not {needed}: if it truly does, "
+                            f"enter the irregularity (2 to the opponent), then its {needed} "
+                            f"cards")
+        for card in cards:
+            if card == deal.starter:
+                raise GameError(f"{card} is the starter; it cannot also be in {what}")
+            by = deal.played.get(card)
+            if by is not None and (crib or by != owner):
+                raise GameError(f"{card} was played by {by}; it cannot be in {what}")
+            if card in deal.shown:
+                raise GameError(f"{card} is in {deal.shown[card]}; it cannot also be in {what}")
+        if not crib:
+            missing = [c for c, by in deal.played.items() if by == owner and c not in cards]
+            if missing:
+                raise GameError(f"{owner} played {' '.join(c.code for c in missing)}; "
+                                f"{what} must hold it")
+        return cards
+
+    def _check_claim(self, claim: int, what: str) -> None:
+        impossible = IMPOSSIBLE_TOTALS[self.setup.variant]
+        most = MAX_TOTAL[self.setup.variant]
+        if claim > most or claim in impossible:
+            raise GameError(f"no hand or crib scores {claim} (the most is {most}; none scores "
+                            f"{', '.join(map(str, sorted(impossible)))}): enter {what}'s true "
+                            f"count")
+
+    # ---- scoring ----------------------------------------------------------------------------
+
+    def _credit_claim(self, line: Line, player: str, total: int, items, claim: int | None,
+                      reason: str, verdict=None) -> None:
+        """Pegs a count that may have been claimed, under the rules of muggins."""
+        if claim is None:
+            self._credit(line, player, total, reason)
+            return
+        verdict = verdict or judge_claim(claim, total, items, what="peg")
+        line.notes.append(f"{player}: {verdict.message}")
+        if verdict.verdict == "muggins" and self.setup.muggins:
+            taker = self.setup.next_opponent(player)
+            self._credit(line, player, claim, f"{reason} (claimed {claim})")
+            self._credit(line, taker, verdict.difference,
+                         f"muggins: {taker} takes {verdict.difference} overlooked in {reason}")
+        else:
+            self._credit(line, player, total, reason)
+
+    def _credit(self, line: Line, player: str, points: int, reason: str) -> None:
+        """Pegs ``points`` for ``player``'s side, unless the game is already won."""
+        if points <= 0:
+            return
+        side = self.setup.side_of(player)
+        credit = Credit(side, points, reason)
+        if self.over:
+            line.unscored.append(credit)
+            return
+        self.back[side] = self.scores[side]
+        self.scores[side] += points
+        line.scored.append(credit)
+        if self.scores[side] >= self.setup.target:
+            self.winner = side
+            self.ended = self._why(side, reason)
+
+    def _why(self, side: int, reason: str) -> str:
+        why = (f"{self.setup.side_name(side)} reached {self.setup.target} with {reason}; the "
+               f"game ends there")
+        if self.deal and self.deal.order:
+            left = [f"{who}'s hand" if who != CRIB else f"{self.deal.dealer}'s crib"
+                    for who in self.deal.order]
+            why += f"; not counted: {', '.join(left)}"
+        return why
+
+    # ---- what comes next --------------------------------------------------------------------
+
+    def expecting(self) -> dict:
+        """What the next entry should be: ``{"step", "player", "crib"}``."""
+        if self.over:
+            return {"step": "over", "player": None, "crib": False}
+        if self.deal is None or self.deal.finished:
+            dealer = (self.setup.first_dealer if self.deal is None
+                      else self.setup.left_of(self.deal.dealer))
+            return {"step": "deal", "player": dealer, "crib": False}
+        whose = self.deal.order[0]
+        step = "play" if len(self.deal.order) > len(self.setup.players) else "show"
+        if whose == CRIB:
+            return {"step": "show", "player": self.deal.dealer, "crib": True}
+        return {"step": step, "player": whose, "crib": False}
+
+    def _expecting(self) -> str:
+        nxt = self.expecting()
+        if nxt["step"] == "deal":
+            return f"next is {nxt['player']}'s deal"
+        if nxt["crib"]:
+            return f"next is {nxt['player']}'s crib"
+        if nxt["step"] == "play":
+            return f"next is the play, then {nxt['player']}'s hand"
+        return f"next is {nxt['player']}'s hand"

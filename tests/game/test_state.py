@@ -1,0 +1,306 @@
+"""Whole games, entry by entry: every score after every entry, and how each game ends."""
+
+from __future__ import annotations
+
+import pytest
+
+from cribcam.game import GameError, Setup, replay
+from cribcam.game.state import Game
+from cribcam.scoring import CardError
+
+
+def deal(starter=None, heels=False):
+    return {"type": "deal", "starter": starter, "heels": heels}
+
+
+def play(turns):
+    return {"type": "play", "turns": turns}
+
+
+def peg(player, points):
+    return {"type": "peg", "player": player, "points": points}
+
+
+def show(cards=None, claim=None, **fields):
+    return {"type": "show", "cards": cards, "claim": claim, **fields}
+
+
+def irregularity(player, kind, by=None):
+    return {"type": "irregularity", "player": player, "kind": kind, "by": by}
+
+
+def play_out(setup: Setup, steps) -> Game:
+    """Applies each entry and checks every side's score after it."""
+    game = Game(setup)
+    for number, (entry, scores) in enumerate(steps, 1):
+        game.apply(entry)
+        assert game.scores == scores, f"after entry {number} ({entry})"
+    return game
+
+
+# Deals 1 and 3 of the lurch game: A deals, the starter is 5S.
+A_DEALS = [
+    (play("B:KS A:5H B:3H A:5C B:2D A:5D B:AC A:JS"), (3, 2)),  # A 15-2, B 31-2, A last
+    (show("AC 2D 3H KS"), (0, 7)),  # 15-2, 15-4 (K+2+3), run A-2-3
+    (show("5H 5C 5D JS"), (29, 0)),
+    (show("4H 6D 4C 6S", crib=True), (24, 0)),  # 15-8, four runs of 3, two pairs
+]
+
+
+def test_two_player_game_to_121_with_a_lurch():
+    scores = [0, 0]
+
+    def step(entry, gained):
+        scores[0] += gained[0]
+        scores[1] += gained[1]
+        return entry, list(scores)
+
+    steps = [step(deal("5S"), (0, 0)), *(step(e, g) for e, g in A_DEALS)]
+    assert [s for _, s in steps][-1] == [56, 9]
+    steps += [  # deal 2: B deals
+        step(deal("5S"), (0, 0)),
+        step(play("A:JS B:3H A:5H B:KS A:go B:AC B:2D A:5C A:5D"), (3, 2)),  # B 31; A pair, last
+        step(show("5H 5C 5D JS", claim=30), (29, 0)),  # over-claimed: corrected to 29
+        step(show(claim=7), (0, 7)),  # a claim alone is pegged as claimed
+        step(show("KH QH 9C 8D", crib=True), (0, 4)),
+    ]
+    assert steps[-1][1] == [88, 22]
+    steps += [step(deal("5S"), (0, 0)), *(step(e, g) for e, g in A_DEALS)]
+
+    game = play_out(Setup(("A", "B")), steps)
+    assert game.scores == [144, 31]
+    assert game.back == [120, 24]  # A's back peg in the stink hole, his front past the game
+    assert game.over and game.winner == 0
+    assert game.ended == "A reached 121 with A's crib; the game ends there"
+    result = game.result
+    assert [(loss.kind, loss.score, loss.games) for loss in result.losses] == [("lurch", 31, 2)]
+    assert result.games == 2
+    assert game.expecting()["step"] == "over"
+    state = game.as_dict()
+    assert state["sides"] == [{"name": "A", "players": ["A"], "score": 144, "back": 120},
+                              {"name": "B", "players": ["B"], "score": 31, "back": 24}]
+    assert state["result"] == {"winner": "A", "games": 2, "losses": [
+        {"side": "B", "score": 31, "kind": "lurch", "games": 2}]}
+    assert len(state["log"]) == 15 and state["over"] and state["next"]["step"] == "over"
+    over_claim = game.log[7]
+    assert over_claim.notes == ["A: Over-claimed by 1 (30 is not a possible hand count): the "
+                                "hand is 29; take back 1."]
+    with pytest.raises(GameError, match="the game is over: A reached 121"):
+        game.apply(deal("5S"))
+
+
+def test_the_game_ends_in_the_shows_and_the_dealer_does_not_count():
+    game = play_out(Setup(("A", "B")), [
+        (deal(), [0, 0]),  # A deals; numbers only, no cards typed
+        (peg("A", 3), [3, 0]), (peg("B", 2), [3, 2]),
+        (show(claim=20), [3, 22]), (show(claim=24), [27, 22]), (show(claim=10), [37, 22]),
+        (deal(), [37, 22]),  # B deals
+        (peg("A", 2), [39, 22]), (peg("B", 3), [39, 25]),
+        (show(claim=20), [59, 25]), (show(claim=24), [59, 49]), (show(claim=12), [59, 61]),
+        (deal(), [59, 61]),  # A deals
+        (peg("A", 4), [63, 61]), (peg("B", 5), [63, 66]),
+        (show(claim=28), [63, 94]), (show(claim=12), [75, 94]), (show(claim=8), [83, 94]),
+        (deal(heels=True), [83, 96]),  # B deals and turns a jack: two for his heels
+        (peg("A", 10), [93, 96]), (peg("B", 7), [93, 103]), (peg("B", 12), [93, 115]),
+    ])
+    with pytest.raises(GameError, match="it is A's turn to show his hand, not B's"):
+        game.apply(show(claim=12, player="B"))
+    # A, on 93, shows 28: 121. B, 6 short with his hand and crib to come, never counts them.
+    game.apply(show(claim=28, player="A"))
+    assert game.scores == [121, 115]
+    assert game.ended == ("A reached 121 with A's hand; the game ends there; not counted: "
+                          "B's hand, B's crib")
+    assert [(loss.kind, loss.games) for loss in game.result.losses] == [("single game", 1)]
+    with pytest.raises(GameError, match="the game is over"):
+        game.apply(show(claim=12))
+
+
+def test_the_game_ends_in_the_play_and_the_rest_of_it_is_not_scored():
+    game = play_out(Setup(("A", "B")), [
+        (deal(), [0, 0]), (show(claim=24), [0, 24]), (show(claim=28), [28, 24]),
+        (show(claim=24), [52, 24]),
+        (deal(), [52, 24]), (show(claim=28), [80, 24]), (show(claim=24), [80, 48]),
+        (show(claim=20), [80, 68]),
+        (deal(), [80, 68]), (show(claim=24), [80, 92]), (show(claim=24), [104, 92]),
+        (show(claim=15), [119, 92]),
+        (deal(), [119, 92]), (peg("B", 2), [119, 94]), (show(claim=0), [119, 94]),
+        (show(claim=20), [119, 114]), (show(claim=0), [119, 114]),
+        (deal("5S"), [119, 114]),
+        (play("B:KS A:5H B:3H A:5C B:2D A:5D B:AC A:JS"), [121, 114]),
+    ])
+    line = game.log[-1]
+    assert [(c.points, c.reason) for c in line.scored] == [(2, "the play: A fifteen two")]
+    assert [(c.points, c.reason) for c in line.unscored] == [
+        (2, "the play: B 31 for 2"), (1, "the play: A 10 and 1 for last")]
+    assert game.ended == ("A reached 121 with the play: A fifteen two; the game ends there; "
+                          "not counted: B's hand, A's hand, A's crib")
+    assert game.result.losses[0].kind == "single game"
+
+
+MUGGINS_DEAL = [  # A deals, starter 5S; every claim but the crib's is short
+    play("B:KS A:5H=0 B:3H A:5C B:2D A:5D B:AC=1 A:JS"),  # A misses 15-2, B half his 31
+    show("AC 2D 3H KS", claim=5),  # 7: the run overlooked
+    show("5H 5C 5D JS", claim=28),  # 29: his nobs overlooked
+    show("4H 6D 4C 6S", claim=24),
+]
+
+
+def test_muggins_taken_in_the_play_and_in_a_show():
+    game = play_out(Setup(("A", "B"), muggins=True), [
+        (deal("5S"), [0, 0]),
+        (MUGGINS_DEAL[0], [2, 3]),  # A 0 +1 (B's 31) +1 last; B 2 (A's 15) +1
+        (MUGGINS_DEAL[1], [4, 8]),
+        (MUGGINS_DEAL[2], [32, 9]),
+        (MUGGINS_DEAL[3], [56, 9]),
+    ])
+    the_play, b_hand, a_hand = game.log[1:4]
+    assert [(c.side, c.points, c.reason) for c in the_play.scored] == [
+        (1, 2, "muggins: B takes 2 overlooked in the play: A fifteen two"),
+        (1, 1, "the play: B 31 for 2 (claimed 1)"),
+        (0, 1, "muggins: A takes 1 overlooked in the play: B 31 for 2"),
+        (0, 1, "the play: A 10 and 1 for last"),
+    ]
+    assert the_play.notes[0] == ("A: Muggins: 2 points overlooked (fifteen KS+5H for 2); the "
+                                 "peg is 2 and the opponent may peg 2.")
+    assert b_hand.notes == ["B: Muggins: 2 points overlooked (fifteen 2D+3H+KS for 2); the "
+                            "hand is 7 and the opponent may peg 2."]
+    assert [(c.side, c.points) for c in a_hand.scored] == [(0, 28), (1, 1)]
+    assert "his nobs" in a_hand.notes[0]
+
+
+def test_without_muggins_a_short_claim_still_pegs_the_true_count():
+    game = play_out(Setup(("A", "B")), [
+        (deal("5S"), [0, 0]), (MUGGINS_DEAL[0], [3, 2]), (MUGGINS_DEAL[1], [3, 9]),
+        (MUGGINS_DEAL[2], [32, 9]), (MUGGINS_DEAL[3], [56, 9]),
+    ])
+    assert game.log[2].notes[0].startswith("B: Muggins: 2 points overlooked")
+
+
+def test_four_player_partnership_game_to_121():
+    setup = Setup(("A", "B", "C", "D"))
+    assert setup.sides == (("A", "C"), ("B", "D"))
+    game = play_out(setup, [  # sides: A & C, B & D
+        (deal("5S"), [0, 0]),  # A deals: B, C, D, A show, then A's crib
+        (play("B:KS C:4H D:AC A:5H B:QS C:go D:go A:go B:go "  # D 15-2, B go
+              "C:6D D:2D A:5C B:9C C:4C D:3H A:go B:go C:go D:go "  # D go
+              "A:5D B:8D C:6S D:7C A:JS"), [1, 9]),  # D run of four and go, A last
+        (show("KS QS 9C 8D"), [1, 13]), (show("4H 6D 4C 6S"), [25, 13]),
+        (show("AC 2D 3H 7C"), [25, 20]), (show("5H 5C 5D JS"), [54, 20]),
+        (show("KH QH 9H 2C", crib=True), [58, 20]),
+        (deal(), [58, 20]),  # B deals: C, D, A, B, B's crib
+        (peg("C", 2), [60, 20]), (peg("D", 3), [60, 23]),
+        (show(claim=12), [72, 23]), (show(claim=10), [72, 33]), (show(claim=20), [92, 33]),
+        (show(claim=8), [92, 41]), (show(claim=6), [92, 47]),
+        (deal("JC"), [94, 47]),  # C deals and turns a jack
+        (show(claim=8, player="D"), [94, 55]), (show(claim=16), [110, 55]),
+        (show(claim=6), [110, 61]), (show(claim=12, player="C"), [122, 61]),
+    ])
+    assert game.winner == 0
+    assert game.ended == "A & C reached 121 with C's hand; the game ends there; not counted: " \
+                         "C's crib"
+    # B & D reached 61, exactly half: not lurched.
+    assert [(loss.kind, loss.score, loss.games) for loss in game.result.losses] == [
+        ("single game", 61, 1)]
+
+
+def test_a_61_point_game_of_five_card_cribbage():
+    game = play_out(Setup(("A", "B"), variant="five-card", target=61), [
+        (deal("5S"), [0, 3]),  # B, the first non-dealer, pegs three for last
+        (play("B:KS A:5H B:3H A:5C B:2D A:go"), [2, 4]),  # A 15-2; B last; play stops at go
+        (show("KS 3H 2D"), [2, 8]),
+        (show("5H 5C JS"), [17, 8]),  # 15-8, pair royal, his nobs
+        (show("4H 6D 4C 6S", crib=True), [41, 8]),
+        (deal(), [41, 8]),  # B deals
+        (peg("A", 2), [43, 8]),
+        (show(claim=12), [55, 8]), (show(claim=6), [55, 14]), (show(claim=8), [55, 22]),
+        (deal(), [55, 22]),  # A deals
+        (peg("B", 1), [55, 23]), (show(claim=4), [55, 27]), (show(claim=6), [61, 27]),
+    ])
+    assert game.ended == "A reached 61 with A's hand; the game ends there; not counted: A's crib"
+    assert [(loss.kind, loss.games) for loss in game.result.losses] == [("lurch", 2)]
+
+
+def test_three_players_each_for_himself():
+    game = play_out(Setup(("A", "B", "C"), target=61, muggins=True), [
+        (deal("5S"), [0, 0, 0]),  # A deals: B, C, A, then A's crib
+        (show("AC 2D 3H KS", claim=5), [0, 5, 2]),  # C, on B's left, takes the muggins
+        (irregularity("C", "peg"), [2, 5, 2]),  # and pegged too far: 2 to A, on C's left
+        (irregularity("C", "hand", by="B"), [2, 7, 2]),
+    ])
+    assert game.expecting() == {"step": "show", "player": "C", "crib": False}
+
+
+# ---- bad entries leave the game as it was --------------------------------------------------
+
+BAD_ENTRIES = [
+    (play("A:KS B:5H"), GameError, "B, on the dealer's left, leads the play, not A"),
+    (play("B:KS A:5S"), GameError, "5S is the starter"),
+    (play("B:KS A:KS"), CardError, "KS is played 2 times"),
+    (play("B:K A:K B:K A:K B:K"), CardError, "5 cards of rank K"),
+    (play("B:A B:2 B:3 B:4 B:6 A:7"), GameError, "B plays a 5th card; a hand holds 4"),
+    (play("B:KS A:5H"), GameError, "the play must hold every card: A, B played 1, 1 of 4"),
+    (play("B:KS Z:5H"), GameError, "'Z' is not a player of this game"),
+    (play("B:KS=x"), CardError, "is not a turn"),
+    (show("5H 5C 5D JS", player="A"), GameError, "it is B's turn to show his hand, not A's"),
+    (show(claim=-2), GameError, '"claim" is -2: points are never negative'),
+    (show(claim="twelve"), GameError, "\"claim\" must be a whole number of points, not 'twelve'"),
+    (show(claim=19), GameError, "no hand or crib scores 19"),
+    (show("AC 2D 3H"), GameError, "B's hand has 3 cards, not 4: if it truly does, enter the "
+                                  "irregularity"),
+    (show("AC 2D 3H 5S"), GameError, "5S is the starter"),
+    (peg("B", 0), GameError, "one card pegs 1 to 15"),
+    (deal("6S"), GameError, "deal 1 is not finished"),
+    (irregularity("A", "hand", by="A"), GameError, "A is on A's side"),
+    ({"type": "shuffle"}, GameError, "unknown entry type 'shuffle'"),
+]
+
+
+@pytest.mark.parametrize("entry, error, message", BAD_ENTRIES,
+                         ids=[message[:40] for _, _, message in BAD_ENTRIES])
+def test_a_bad_entry_is_refused_and_changes_nothing(entry, error, message):
+    game = replay(Setup(("A", "B")), [deal("5S")])
+    before = (list(game.scores), list(game.back), len(game.log), game.expecting())
+    with pytest.raises(error) as caught:
+        game.apply(entry)
+    assert message in str(caught.value)
+    assert (game.scores, game.back, len(game.log), game.expecting()) == before
+
+
+def test_a_hand_cannot_hold_a_card_the_other_player_played():
+    game = replay(Setup(("A", "B")), [deal("5S"), A_DEALS[0][0]])
+    before = list(game.scores)
+    with pytest.raises(GameError, match="5H was played by A; it cannot be in B's hand"):
+        game.apply(show("AC 2D 3H 5H"))
+    with pytest.raises(GameError, match="B played KS; B's hand must hold it"):
+        game.apply(show("AC 2D 3H 9S"))
+    with pytest.raises(GameError, match="the crib is counted last"):
+        game.apply(show("4H 6D 4C 6S", crib=True))
+    assert game.scores == before
+
+
+def test_a_card_is_in_one_hand_only():
+    game = replay(Setup(("A", "B")), [deal("5S"), show("AC 2D 3H KS")])  # no play entered
+    with pytest.raises(GameError, match="KS is in B's hand; it cannot also be in A's hand"):
+        game.apply(show("5H 5C 5D KS"))
+    assert game.scores == [0, 7]
+
+
+def test_hands_without_a_typed_starter_are_counted_from_claims():
+    game = replay(Setup(("A", "B")), [deal()])
+    with pytest.raises(GameError, match="the starter was not typed"):
+        game.apply(show("AC 2D 3H KS"))
+
+
+def test_five_card_play_stops_at_the_first_go():
+    game = replay(Setup(("A", "B"), variant="five-card", target=61), [deal("5S")])
+    with pytest.raises(GameError, match="the play stops at the first go or 31: no card is "
+                                        "played after B's 2D"):
+        game.apply(play("B:KS A:5H B:3H A:5C B:2D A:go A:JS"))
+
+
+def test_undo_is_replaying_without_the_last_entry():
+    entries = [deal("5S"), *(entry for entry, _ in A_DEALS)]
+    full = replay(Setup(("A", "B")), entries)
+    undone = replay(Setup(("A", "B")), entries[:-1])
+    assert (full.scores, undone.scores) == ([56, 9], [32, 9])
+    assert undone.expecting() == {"step": "show", "player": "A", "crib": True}
