@@ -1,0 +1,54 @@
+"""`cribcam discard`: which cards to lay away to the crib."""
+
+from __future__ import annotations
+
+import json
+
+from cribcam.scoring import rules
+from cribcam.scoring.discard import Advice, advise
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "discard", help="which cards to lay away to the crib",
+        description="Rank every way to lay away the cards dealt by the points it expects: the "
+                    "kept hand over every starter, and the crib with the opponent's discards "
+                    "drawn from the cards not seen.",
+        epilog="example: cribcam discard 5H 5C 6D JD QS KS --pone")
+    parser.add_argument("cards", nargs="+", metavar="CARD",
+                        help="the cards dealt: 6 (5 with three or four players; 5 in five-card "
+                             "cribbage)")
+    whose = parser.add_mutually_exclusive_group()
+    whose.add_argument("--dealer", dest="dealer", action="store_true", default=True,
+                       help="you deal: the crib's points count for you (the default)")
+    whose.add_argument("--pone", dest="dealer", action="store_false",
+                       help="the opponent deals: the crib's points count against you")
+    parser.add_argument("--variant", choices=list(rules.VARIANTS), default=rules.DEFAULT_VARIANT,
+                        help="six-card (the usual game) or five-card cribbage")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    advice = advise(args.cards, dealer=args.dealer, variant=args.variant)
+    print(json.dumps(advice.as_dict()) if args.json else format_advice(advice))
+    return 0
+
+
+def format_advice(advice: Advice) -> str:
+    """The options as a table a person reads in a terminal, best first."""
+    whose = "your crib: net = hand + crib" if advice.dealer \
+        else "the opponent's crib: net = hand - crib"
+    lines = [f"Dealt {_codes(advice.cards)} ({whose})",
+             f"  {'lay away':<9} {'keep':<12} {'hand':>6} {'crib':>6} {'net':>6}"]
+    for option in advice.options:
+        lines.append(f"  {_codes(option.discard):<9} {_codes(option.keep):<12} "
+                     f"{option.hand:>6.2f} {option.crib:>6.2f} {option.net:>6.2f}")
+    best, worst = advice.best, advice.worst
+    lines.append(f"Best: lay away {_codes(best.discard)} ({best.net:.2f}); worst: "
+                 f"{_codes(worst.discard)} ({worst.net:.2f}); spread {advice.spread:.2f} points")
+    return "\n".join(lines)
+
+
+def _codes(cards) -> str:
+    return " ".join(card.code for card in cards)

@@ -1,0 +1,78 @@
+"""`cribcam discard`, run as a user runs it: a real process, its output and exit status."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from cribcam.scoring.discard import advise
+
+
+def cribcam(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cribcam", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_discard_prints_every_option_best_first_with_the_best_and_the_spread():
+    result = cribcam("discard", "5H", "5C", "6D", "JD", "QS", "KS", "--dealer")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "Dealt 5H 5C 6D JD QS KS (your crib: net = hand + crib)"
+    rows = lines[2:-1]
+    assert len(rows) == 15
+    advice = advise("5H 5C 6D JD QS KS", dealer=True)
+    best = advice.best
+    assert rows[0].split() == ["5C", "6D", "5H", "JD", "QS", "KS", f"{best.hand:.2f}",
+                               f"{best.crib:.2f}", f"{best.net:.2f}"]
+    assert lines[-1] == (f"Best: lay away 5C 6D ({best.net:.2f}); worst: QS KS "
+                         f"({advice.worst.net:.2f}); spread {advice.spread:.2f} points")
+
+
+def test_the_dealer_is_the_default_and_pone_subtracts_the_crib():
+    assert cribcam("discard", "5H", "5C", "6D", "JD", "QS", "KS").stdout == \
+        cribcam("discard", "5H", "5C", "6D", "JD", "QS", "KS", "--dealer").stdout
+    pone = cribcam("discard", "5H", "5C", "6D", "JD", "QS", "KS", "--pone")
+    assert pone.returncode == 0, pone.stderr
+    assert "(the opponent's crib: net = hand - crib)" in pone.stdout
+    assert pone.stdout.splitlines()[2].split()[:2] == ["6D", "KS"]
+
+
+def test_json_shape_best_first():
+    result = cribcam("discard", "5h", "5c", "6d", "jd", "qs", "ks", "--pone", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["cards"] == ["5H", "5C", "6D", "JD", "QS", "KS"]
+    assert report["dealer"] is False and report["variant"] == "six-card"
+    assert len(report["options"]) == 15
+    assert all(list(o) == ["discard", "keep", "hand", "crib", "net"] for o in report["options"])
+    nets = [o["net"] for o in report["options"]]
+    assert nets == sorted(nets, reverse=True)
+    assert report == advise("5H 5C 6D JD QS KS", dealer=False).as_dict()
+
+
+def test_five_card_cribbage_and_one_card_laid_away():
+    five_card = json.loads(cribcam("discard", "5H", "5C", "6D", "JD", "QS", "--variant",
+                                   "five-card", "--json").stdout)
+    assert len(five_card["options"]) == 10 and len(five_card["options"][0]["keep"]) == 3
+    three_players = json.loads(cribcam("discard", "5H", "5C", "6D", "JD", "QS", "--json").stdout)
+    assert [len(o["discard"]) for o in three_players["options"]] == [1] * 5
+
+
+@pytest.mark.parametrize("args, message", [
+    (["5H", "5C", "6D", "JD", "QS", "5X"], "'5X' is not a card"),
+    (["5H", "5C", "6D", "JD", "QS", "KS", "2C"], "7 cards given; six-card cribbage deals 6"),
+    (["5H", "5C", "6D", "JD", "QS", "5H"], "5H appears twice"),
+    (["5H", "5C", "6D", "JD", "QS", "KS", "--variant", "five-card"],
+     "6 cards given; five-card cribbage deals 5"),
+    (["5H", "5C", "6D", "JD", "QS", "KS", "--dealer", "--pone"], "not allowed with argument"),
+])
+def test_bad_deals_exit_2_with_one_line_or_json(args, message):
+    result = cribcam("discard", *args)
+    assert result.returncode == 2 and result.stdout == ""
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+    as_json = cribcam("discard", *args, "--json")
+    assert as_json.returncode == 2
+    assert message in json.loads(as_json.stdout)["error"]
