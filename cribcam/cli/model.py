@@ -8,13 +8,12 @@ from cribcam.cli.main import UsageError
 
 
 def open_reader(model: Path | None):
-    """A ``CardReader`` on the ``--model`` file, or on the bundled model when it is None.
+    """A ``CardReader`` on the ``--model`` given, or on the bundled model when it is None.
 
     Raises:
         UsageError: no model where one was named or bundled, or one that cannot be loaded.
     """
     from cribcam.vision import CardReader, ModelMissingError
-    from cribcam.vision.detector import DEFAULT_MODEL
 
     try:
         return CardReader(model)
@@ -23,5 +22,5 @@ def open_reader(model: Path | None):
             raise UsageError(f"no card-reading model is installed ({exc})") from None
         raise UsageError(str(exc)) from None
     except Exception as exc:  # a damaged or incompatible .onnx file
-        raise UsageError(f"the model {model or DEFAULT_MODEL} could not be loaded: "
+        raise UsageError(f"the model {model or 'bundled with cribcam'} could not be loaded: "
                          f"{type(exc).__name__}: {exc}") from None

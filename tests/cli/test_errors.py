@@ -24,7 +24,7 @@ def cribcam(*args: str) -> subprocess.CompletedProcess:
     (["count", "5H", "5C", "5S", "JD"], "required: --starter"),
     (["peg", "A:K", "B:zz"], "'zz' is not a card"),
     (["read", "no-such-photo.jpg"], "no such file: no-such-photo.jpg"),
-    (["read", PHOTO, "--model", "/no/model.onnx"], "no detector model at /no/model.onnx"),
+    (["read", PHOTO, "--model", "/no/model"], "/no/model"),
 ])
 def test_with_json_an_error_is_json_on_stdout_with_exit_2(args, message):
     result = cribcam(*args, "--json")
@@ -42,9 +42,14 @@ def test_without_json_the_same_error_is_one_line_on_stderr():
 
 
 @pytest.fixture
-def no_model_installed(tmp_path, monkeypatch):
-    """The bundled model's place, empty: the same whether or not models/ ships one."""
-    monkeypatch.setattr("cribcam.vision.detector.DEFAULT_MODEL", tmp_path / "cribcam-cards.onnx")
+def no_model_installed(monkeypatch):
+    """A reader that finds no bundled model: the same whether or not models/ ships one."""
+    from cribcam.vision import ModelMissingError
+
+    def missing(model=None, *args, **kwargs):
+        raise ModelMissingError(f"no model at {model or 'models/'}")
+
+    monkeypatch.setattr("cribcam.vision.CardReader", missing)
 
 
 @pytest.mark.parametrize("json_flag", [[], ["--json"]])
