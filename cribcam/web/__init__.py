@@ -14,10 +14,11 @@ import io
 import logging
 from pathlib import Path
 
-from flask import Flask, Request, jsonify, request
+from flask import Flask, Request, jsonify, make_response, request
 from werkzeug.exceptions import HTTPException
 
 from cribcam.web.images import DEFAULT_MAX_PIXELS, DEFAULT_MAX_SIDE
+from cribcam.web.pages import error_page
 from cribcam.web.reader_slot import ModelUnavailable, ReaderSlot
 
 WEB_DIR = Path(__file__).resolve().parents[2] / "web"
@@ -99,17 +100,20 @@ _MESSAGES = {
 }
 
 
+def _api_message(exc: HTTPException, app: Flask) -> str:
+    if exc.description and exc.description != type(exc).description:
+        return exc.description  # raised with a message of our own
+    limit = app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
+    return _MESSAGES.get(exc.code, exc.name.lower()).format(limit=limit)
+
+
 def _register_error_handlers(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):
         if not request.path.startswith("/api/"):
-            return exc
-        limit = app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
-        if exc.description and exc.description != type(exc).description:
-            message = exc.description  # raised with a message of our own
+            response = make_response(error_page(exc))
         else:
-            message = _MESSAGES.get(exc.code, exc.name.lower()).format(limit=limit)
-        response = jsonify(error=message)
+            response = jsonify(error=_api_message(exc, app))
         response.status_code = exc.code or 500
         if exc.code == 405 and exc.valid_methods:
             response.headers["Allow"] = ", ".join(exc.valid_methods)

@@ -1,8 +1,10 @@
-"""The photo page; everything else it does is its JavaScript and the API."""
+"""The photo page, and the page of an address that fails; everything else the photo page
+does is its JavaScript and the API."""
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, render_template
+from flask import Blueprint, current_app, render_template, request
+from werkzeug.exceptions import HTTPException
 
 from cribcam.scoring import rules
 
@@ -19,3 +21,12 @@ def render_page(template: str) -> str:
 @bp.get("/")
 def index():
     return render_page("index.html")
+
+
+def error_page(exc: HTTPException) -> str:
+    """The app's own page for an HTTP error outside the API, with the way back home."""
+    if exc.code == 404:
+        title, message = "No such page", f"There is no page at {request.path} on this server."
+    else:
+        title, message = f"{exc.code} {exc.name}", exc.description
+    return render_template("error.html", title=title, message=message)

@@ -56,10 +56,22 @@ def test_static_files_load_nothing_from_elsewhere(client):
         assert "https://" not in text and "@import" not in text and "url(" not in text
 
 
-def test_unknown_page_is_a_plain_404_and_unknown_api_a_json_404(client):
-    assert client.get("/nowhere").status_code == 404
+def test_unknown_page_is_the_apps_404_page_and_unknown_api_a_json_404(client):
+    page = client.get("/nowhere")
+    assert page.status_code == 404 and page.mimetype == "text/html"
+    html = page.get_data(as_text=True)
+    assert "There is no page at /nowhere on this server." in html
+    assert '<a class="button primary" id="home-link" href="/">' in html
+    assert '<link rel="stylesheet" href="/static/style.css">' in html
     response = client.get("/api/nowhere")
-    assert response.status_code == 404 and "error" in response.json
+    assert response.status_code == 404 and response.json == {"error": "no such page or API endpoint"}
+
+
+def test_wrong_method_on_a_page_is_the_apps_page_with_allow(client):
+    response = client.post("/")
+    assert response.status_code == 405 and response.mimetype == "text/html"
+    assert "405 Method Not Allowed" in response.get_data(as_text=True)
+    assert "GET" in response.headers["Allow"]
 
 
 # --- /api/count ----------------------------------------------------------------------------

@@ -308,6 +308,28 @@ def test_typing_mistakes_are_explained(open_page):
     expect(page.locator("#type-error")).to_contain_text("5H appears twice")
 
 
+def test_a_mistyped_hand_clears_the_hand_before_it(open_page):
+    tab = open_page()
+    page = tab.page
+    type_cards(page, "5H 5C 5S JD 5D")
+    expect(total(page)).to_have_text("29")
+    claim(page, 28)
+    expect(page.locator("#verdict")).to_be_visible()
+    type_cards(page, "9S 6D 5X 4C 4D")
+    expect(page.locator("#type-error")).to_contain_text("'5X' is not a card")
+    # Nothing of the 29 is left to be taken for the count of what was typed.
+    expect(page.locator("#count")).to_be_hidden()
+    expect(page.locator("#verdict")).to_be_hidden()
+    expect(page.locator("#count-empty")).to_be_visible()
+    assert hand_chips(page) == [] and starter_chip(page) is None
+    expect(page.locator("#claim")).to_have_value("")
+    expect(page.locator("#typed-cards")).to_have_value("9S 6D 5X 4C 4D")  # to be fixed
+    tab.shot("07b-typing-mistake-desktop")
+    type_cards(page, "9S 6D 5H 4C 4D")
+    expect(total(page)).to_have_text("14")
+    expect(page.locator("#type-error")).to_be_hidden()
+
+
 def test_cards_entered_one_by_one_with_the_picker(open_page):
     tab = open_page()
     page = tab.page
@@ -323,21 +345,45 @@ def test_cards_entered_one_by_one_with_the_picker(open_page):
 # --- photos ------------------------------------------------------------------------------
 
 
-def test_photo_without_a_model_shows_the_503_message(open_page):
+def test_without_a_model_the_photo_buttons_are_off(open_page):
     tab = open_page()
     page = tab.page
-    page.set_input_files("#file-input", str(DATA / "webcam-5-cards.jpg"))
-    expect(page.locator("#photo-status")).to_contain_text(
-        "Photos cannot be read: no card-reading model is installed on this server")
-    expect(page.locator("#photo-status")).to_have_class("status error")
-    tab.shot("08-photo-no-model-desktop")
-    # Typing still works.
+    expect(page.locator("#model-note")).to_contain_text("no card-reading model is installed")
+    for name in ("camera-input", "file-input"):
+        expect(page.locator(f"#{name}")).to_be_disabled()
+        expect(page.locator(f"label[for={name}]")).to_have_attribute("aria-disabled", "true")
+    expect(page.locator("#photo-hint")).to_be_hidden()
+    expect(page.locator("#count-empty")).to_have_text("Type the cards to see the count.")
+    tab.shot("08-no-model-desktop")
     type_cards(page, "AS QH KC AC QS")
     expect(total(page)).to_have_text(expected_total(["AS", "QH", "KC", "AC"], "QS"))
 
 
+def test_with_a_model_the_photo_buttons_are_on(open_page):
+    page = open_page(create_app({"TESTING": True}, reader=StubReader())).page
+    expect(page.locator("#file-input")).to_be_enabled()
+    expect(page.locator("label[for=file-input]")).not_to_have_attribute("aria-disabled", "true")
+    expect(page.locator("#photo-hint")).to_be_visible()
+    expect(page.locator("#model-note")).to_be_hidden()
+
+
+def test_photo_the_server_cannot_read_shows_the_503_message(open_page):
+    # The page was told of a model (say the server lost it since): the 503 is still said.
+    tab = open_page()
+    page = tab.page
+    page.route("**/api/status", lambda route: route.fulfill(
+        json={"model": True, "variants": ["six-card", "five-card"], "max_upload_bytes": 12582912}))
+    page.reload()
+    expect(page.locator("body.ready")).to_have_count(1)
+    page.set_input_files("#file-input", str(DATA / "webcam-5-cards.jpg"))
+    expect(page.locator("#photo-status")).to_contain_text(
+        "Photos cannot be read: no card-reading model is installed on this server")
+    expect(page.locator("#photo-status")).to_have_class("status error")
+    tab.shot("08b-photo-503-desktop")
+
+
 def test_a_file_that_is_not_a_photo_is_explained(open_page):
-    page = open_page().page
+    page = open_page(create_app({"TESTING": True}, reader=StubReader())).page
     page.set_input_files("#file-input", files=[{"name": "hand.jpg", "mimeType": "image/jpeg",
                                                 "buffer": b"this is a text file named hand.jpg"}])
     expect(page.locator("#photo-status")).to_contain_text("The file is not an image")
@@ -423,3 +469,18 @@ def test_phone_width_layout(open_page):
     assert dialog["y"] >= 0 and dialog["y"] + dialog["height"] <= PHONE["height"]
     page.screenshot(path=str(SHOTS / "14-phone-picker.png"))
     page.click("#picker-cancel")
+
+
+# --- an address that fails ---------------------------------------------------------------
+
+
+def test_an_unknown_address_has_the_apps_page_with_the_way_home(open_page):
+    tab = open_page()
+    page = tab.page
+    page.goto(tab.url + "/nonexistent")
+    expect(page.locator("h2")).to_have_text("No such page")
+    expect(page.locator("#error-message")).to_have_text("There is no page at /nonexistent on this server.")
+    tab.shot("15-not-found-desktop")
+    page.click("#home-link")
+    expect(page.locator("body.ready")).to_have_count(1)
+    assert page.url == tab.url + "/"

@@ -95,8 +95,19 @@ for (const id of ["camera-input", "file-input"]) {
   });
 }
 
+// Without a model the photo buttons would only lead to an error: they are switched off.
+function offerNoPhotos() {
+  for (const id of ["camera-input", "file-input"]) {
+    $(id).disabled = true;
+    document.querySelector(`label[for="${id}"]`).setAttribute("aria-disabled", "true");
+  }
+  $("photo-hint").hidden = true;
+  $("count-empty").textContent = "Type the cards to see the count.";
+}
+
 startCounting({
   onClear: clearPhoto,
   noModelNote: "Photos cannot be read on this server yet: no card-reading model is installed. Type the cards instead.",
+  onNoModel: offerNoPhotos,
 });
 body.classList.add("ready");

@@ -387,10 +387,10 @@ function pickerChosen(event) {
 
 // ---- start ---------------------------------------------------------------------------------
 
-// Wires the shared controls. `onClear` runs when the player presses "New hand" (the page
-// forgets its photo or its locked hand); `noModelNote` is shown when the server has no
-// card-reading model.
-export function startCounting({ onClear, noModelNote }) {
+// Wires the shared controls. `onClear` runs when the hand on screen is forgotten ("New
+// hand", or typed cards that make no hand): the page forgets its photo or its locked hand.
+// When the server has no card-reading model, `noModelNote` is shown and `onNoModel` runs.
+export function startCounting({ onClear, noModelNote, onNoModel = () => {} }) {
   $("claim-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const { claim, error } = readClaim();
@@ -431,16 +431,22 @@ export function startCounting({ onClear, noModelNote }) {
     });
   }
 
-  $("clear-button").addEventListener("click", () => {
+  // Forgets the hand on screen: its chips, count, claim and reading notes, and the page's
+  // photo or locked hand.
+  const clearHand = () => {
     state.hand = [];
     state.starter = null;
     clearClaim();
-    $("typed-cards").value = "";
-    $("type-error").hidden = true;
     $("problems").hidden = true;
     hideStarterChoices();
     onClear();
-    refresh();
+    return refresh();
+  };
+
+  $("clear-button").addEventListener("click", () => {
+    $("typed-cards").value = "";
+    $("type-error").hidden = true;
+    clearHand();
   });
 
   $("type-form").addEventListener("submit", async (event) => {
@@ -460,6 +466,8 @@ export function startCounting({ onClear, noModelNote }) {
     if (!ok) {
       error.textContent = capitalise(data.error);
       error.hidden = false;
+      // The hand on screen is not what was typed: it goes, the typed line stays to be fixed.
+      clearHand();
       return;
     }
     error.hidden = true;
@@ -483,14 +491,15 @@ export function startCounting({ onClear, noModelNote }) {
 
   buildPicker();
   renderChips();
-  checkServer(noModelNote);
+  checkServer(noModelNote, onNoModel);
 }
 
-async function checkServer(noModelNote) {
+async function checkServer(noModelNote, onNoModel) {
   const { ok, data } = await send("/api/status");
   if (ok && !data.model) {
     const note = $("model-note");
     note.textContent = noModelNote;
     note.hidden = false;
+    onNoModel();
   }
 }
