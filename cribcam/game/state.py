@@ -246,15 +246,15 @@ class Game:
         if entry.cards:
             score = score_hand(self._check_shown(deal, entry.cards, owner, crib, what),
                                deal.starter, crib=crib, variant=self.setup.variant)
-            line = Line(entry.as_dict(), f"{what.capitalize()}: {' '.join(c.code for c in entry.cards)}"
-                                         f" — {score.spoken}")
+            cards = " ".join(card.code for card in entry.cards)
+            line = Line(entry.as_dict(), f"{what}: {cards} — {score.spoken}")
             self._credit_claim(line, owner, score.total, score.items, entry.claim, what,
                                verdict=judge_show(entry.claim, score) if entry.claim is not None
                                else None)
             deal.shown.update({card: what for card in entry.cards})
         else:
             self._check_claim(entry.claim, what)
-            line = Line(entry.as_dict(), f"{what.capitalize()}: {entry.claim} claimed")
+            line = Line(entry.as_dict(), f"{what}: {entry.claim} claimed")
             if entry.claim:
                 self._credit(line, owner, entry.claim, what)
         return line

@@ -1,0 +1,244 @@
+"""Games kept in a database (SQLAlchemy Core): SQLite by default, PostgreSQL for a club.
+
+A game is stored as its setup and its log of entries, one row per entry: the log is the
+truth, and the state is always replayed from it. Every change is one transaction that
+checks the new entry against the replayed game before writing it, so a refused entry, or a
+server killed half-way, leaves the saved game as it was.
+
+The database is ``--db URL``, else the ``CRIBCAM_DB`` environment variable, else the file
+``games.sqlite3`` in the user's data folder (``$XDG_DATA_HOME/cribcam``, by default
+``~/.local/share/cribcam``). PostgreSQL: ``postgresql://user@host/dbname`` (needs
+``pip install 'cribcam[postgres]'``).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from datetime import datetime, timezone
+from pathlib import Path
+
+from sqlalchemy import (JSON, Column, DateTime, ForeignKey, Integer, MetaData, String, Table,
+                        create_engine, delete, func, insert, inspect, select, update)
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
+
+from cribcam.game import Game, GameError, Setup, replay, tally
+
+DB_ENV = "CRIBCAM_DB"
+
+metadata = MetaData()
+schema_version = Table("schema_version", metadata, Column("version", Integer, nullable=False))
+matches = Table(
+    "matches", metadata,
+    Column("id", String(16), primary_key=True),
+    Column("created", DateTime(timezone=True), nullable=False),
+)
+games = Table(
+    "games", metadata,
+    Column("id", String(16), primary_key=True),
+    Column("match_id", String(16), ForeignKey("matches.id"), nullable=False, index=True),
+    Column("number", Integer, nullable=False),  # 1 for the first game of its match
+    Column("setup", JSON, nullable=False),
+    Column("created", DateTime(timezone=True), nullable=False),
+)
+entries = Table(
+    "entries", metadata,
+    Column("game_id", String(16), ForeignKey("games.id"), primary_key=True),
+    Column("seq", Integer, primary_key=True),  # 0, 1, 2...: the order of the log
+    Column("entry", JSON, nullable=False),
+    Column("created", DateTime(timezone=True), nullable=False),
+)
+
+
+def _create_v1(connection: Connection) -> None:
+    metadata.create_all(connection, tables=[matches, games, entries])
+
+
+# Each migration takes the schema from its index to the next version; append, never edit.
+MIGRATIONS = [_create_v1]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class StoreError(GameError):
+    """The database cannot be used: a bad URL, a missing driver, a newer schema."""
+
+
+class GameNotFound(GameError):
+    """No game with that id."""
+
+
+class GameConflict(GameError):
+    """The game changed while an entry was being added (another player's entry came first)."""
+
+
+def default_url() -> str:
+    """``CRIBCAM_DB``, else the SQLite file in the user's data folder."""
+    if os.environ.get(DB_ENV):
+        return os.environ[DB_ENV]
+    data = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return f"sqlite:///{data / 'cribcam' / 'games.sqlite3'}"
+
+
+def connect(url: str | None = None) -> Engine:
+    """An engine on ``url`` (``default_url()`` when None) with the schema brought up to date."""
+    url = url or default_url()
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise StoreError(f"{url!r} is not a database URL: use sqlite:///path/games.sqlite3 or "
+                         f"postgresql://user@host/dbname") from None
+    if parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg")  # psycopg 3, the postgres extra
+    if parsed.drivername.startswith("sqlite") and parsed.database not in (None, "", ":memory:"):
+        Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    try:
+        engine = create_engine(parsed)
+    except ModuleNotFoundError as exc:
+        raise StoreError(f"no driver for {parsed.drivername} ({exc.name} is not installed): "
+                         f"pip install 'cribcam[postgres]'") from None
+    except ArgumentError as exc:
+        raise StoreError(f"cannot use {url!r}: {exc}") from None
+    try:
+        migrate(engine)
+    except OperationalError as exc:
+        raise StoreError(f"cannot open the database {parsed.render_as_string()}: "
+                         f"{exc.orig}") from None
+    return engine
+
+
+def migrate(engine: Engine) -> int:
+    """Brings the schema to ``SCHEMA_VERSION`` in one transaction; returns the version."""
+    with engine.begin() as connection:
+        if not inspect(connection).has_table("schema_version"):
+            schema_version.create(connection)
+            connection.execute(insert(schema_version).values(version=0))
+        version = connection.execute(select(schema_version.c.version)).scalar_one()
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"the database has schema version {version}, newer than this "
+                             f"cribcam's {SCHEMA_VERSION}: upgrade cribcam")
+        for migration in MIGRATIONS[version:]:
+            migration(connection)
+        connection.execute(update(schema_version).values(version=SCHEMA_VERSION))
+    return SCHEMA_VERSION
+
+
+class GameStore:
+    """Saved games: create one, add an entry, undo, read the state, export.
+
+    Args:
+        url: a database URL; None for ``default_url()``.
+    """
+
+    def __init__(self, url: str | None = None):
+        self.engine = connect(url)
+
+    def create(self, setup: Setup, match_id: str | None = None) -> str:
+        """Saves a new game (the first of a new match unless ``match_id``); returns its id."""
+        now = _now()
+        with self.engine.begin() as connection:
+            if match_id is None:
+                match_id = _new_id()
+                connection.execute(insert(matches).values(id=match_id, created=now))
+            number = connection.execute(select(func.count()).select_from(games)
+                                        .where(games.c.match_id == match_id)).scalar_one() + 1
+            game_id = _new_id()
+            connection.execute(insert(games).values(id=game_id, match_id=match_id, number=number,
+                                                    setup=setup.as_dict(), created=now))
+        return game_id
+
+    def game(self, game_id: str) -> Game:
+        with self.engine.connect() as connection:
+            setup, log = self._load(connection, game_id)
+        return replay(setup, log)
+
+    def add(self, game_id: str, entry: dict) -> Game:
+        """Checks ``entry`` against the game and saves it; returns the game after it.
+
+        Raises:
+            GameError (or CardError): the entry does not fit; nothing is saved.
+            GameConflict: another entry was saved first.
+        """
+        try:
+            with self.engine.begin() as connection:
+                setup, log = self._load(connection, game_id, for_update=True)
+                game = replay(setup, log)
+                line = game.apply(entry)
+                connection.execute(insert(entries).values(game_id=game_id, seq=len(log),
+                                                          entry=line.entry, created=_now()))
+        except IntegrityError:
+            raise GameConflict("another entry was saved at the same moment: reload the game "
+                               "and enter it again") from None
+        return game
+
+    def undo(self, game_id: str) -> Game:
+        """Drops the game's last entry; returns the game without it."""
+        with self.engine.begin() as connection:
+            setup, log = self._load(connection, game_id, for_update=True)
+            if not log:
+                raise GameError("nothing to undo: the game has no entries")
+            connection.execute(delete(entries).where(entries.c.game_id == game_id,
+                                                     entries.c.seq == len(log) - 1))
+        return replay(setup, log[:-1])
+
+    def next_game(self, game_id: str) -> str:
+        """Starts the next game of a finished game's match; the loser deals first."""
+        game = self.game(game_id)
+        if not game.over:
+            raise GameError("the game is not over yet: finish it before starting the next")
+        setup = game.setup
+        loser = min(range(len(game.scores)), key=game.scores.__getitem__)
+        first = setup.sides[loser][0]
+        return self.create(Setup.from_dict({**setup.as_dict(), "first_dealer": first}),
+                           self._match_of(game_id))
+
+    def state(self, game_id: str) -> dict:
+        """The game's state with its id and the tally of its match, as JSON for the API."""
+        game = self.game(game_id)
+        return {"id": game_id, **game.as_dict(), "match": self.match(self._match_of(game_id))}
+
+    def match(self, match_id: str) -> dict:
+        """The games of a match and the games each side has won (games still in play: none)."""
+        with self.engine.connect() as connection:
+            ids = connection.execute(select(games.c.id).where(games.c.match_id == match_id)
+                                     .order_by(games.c.number)).scalars().all()
+        played = [self.game(game_id) for game_id in ids]
+        setup = played[0].setup
+        won = tally(setup, [game.result for game in played if game.over])
+        return {"id": match_id, "games": ids,
+                "tally": [{"side": setup.side_name(i), "games": n} for i, n in enumerate(won)]}
+
+    def export(self, game_id: str) -> dict:
+        """Everything about a game as one JSON object: its setup, log and state."""
+        with self.engine.connect() as connection:
+            setup, log = self._load(connection, game_id)
+        return {"format": "cribcam game", "schema": SCHEMA_VERSION, "id": game_id,
+                "match": self._match_of(game_id), "setup": setup.as_dict(), "entries": log,
+                "state": replay(setup, log).as_dict()}
+
+    def _load(self, connection: Connection, game_id: str, for_update: bool = False):
+        query = select(games.c.setup).where(games.c.id == game_id)
+        # PostgreSQL: lock the game's row so that two entries for one game come one at a
+        # time (SQLite locks the whole file when the transaction writes).
+        row = connection.execute(query.with_for_update() if for_update else query).first()
+        if row is None:
+            raise GameNotFound(f"no game {game_id!r}")
+        log = connection.execute(select(entries.c.entry).where(entries.c.game_id == game_id)
+                                 .order_by(entries.c.seq)).scalars().all()
+        return Setup.from_dict(row.setup), list(log)
+
+    def _match_of(self, game_id: str) -> str:
+        with self.engine.connect() as connection:
+            match_id = connection.execute(select(games.c.match_id)
+                                          .where(games.c.id == game_id)).scalar()
+        if match_id is None:
+            raise GameNotFound(f"no game {game_id!r}")
+        return match_id
+
+
+def _new_id() -> str:
+    return secrets.token_hex(5)
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
