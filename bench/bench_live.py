@@ -8,11 +8,8 @@ frame took from the page's own resource timing. ``--server-only`` also posts the
 frames from Python, one at a time, to tell the browser's share from the server's.
 
 Run:
-    python bench/bench_live.py [--model models/cribcam-cards.onnx] [--seconds 20]
-    python bench/bench_live.py --stand-in   # no trained model yet: an untrained model of the
-                                            # recipe's architecture, exported at 640 (needs the
-                                            # train extra); it reads nothing, but runs as slowly
-Target (2-core machine, 640-pixel frames): at least 12 frames per second.
+    python bench/bench_live.py [--model MODELS_DIR] [--seconds 20] [--server-only]
+Target (2-core machine, 640-pixel frames): at least 15 frames per second server-side.
 """
 
 from __future__ import annotations
@@ -32,25 +29,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
-
-
-def stand_in_model(folder: Path) -> Path:
-    """An untrained detector of the training recipe's architecture, 52 classes, at 640."""
-    import yaml
-    from ultralytics import YOLO
-    from ultralytics.utils import ROOT as ULTRALYTICS
-
-    from cribcam.training.recipe import Recipe, export_onnx
-
-    name = Recipe(data="").model  # e.g. yolo11n.yaml: family "yolo11", scale "n"
-    family, scale = name.removesuffix(".yaml")[:-1], name.removesuffix(".yaml")[-1]
-    config = yaml.safe_load(next(ULTRALYTICS.glob(f"cfg/models/*/{family}.yaml")).read_text())
-    config.update(nc=52, scale=scale)
-    cards = folder / f"{family}{scale}-cards.yaml"
-    cards.write_text(yaml.safe_dump(config))
-    checkpoint = folder / "stand-in.pt"
-    YOLO(str(cards)).save(str(checkpoint))
-    return export_onnx(checkpoint, folder / "model" / "stand-in.onnx", 640)
 
 
 def start_server(model: Path) -> tuple[subprocess.Popen, str]:
@@ -133,9 +111,8 @@ def server_only(url: str, clip: Path, frames: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", type=Path, default=ROOT / "models" / "cribcam-cards.onnx")
-    parser.add_argument("--stand-in", action="store_true",
-                        help="benchmark an untrained model of the recipe's architecture instead")
+    parser.add_argument("--model", type=Path, default=ROOT / "models",
+                        help="folder with finder.onnx and classifier.onnx (default: the bundled models)")
     parser.add_argument("--clip", type=Path, help="a .y4m clip (default: render one, 640x480 at 30 fps)")
     parser.add_argument("--warmup", type=float, default=5.0, help="seconds before measuring")
     parser.add_argument("--seconds", type=float, default=20.0, help="seconds measured")
@@ -144,9 +121,9 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="bench-live-") as folder:
         folder = Path(folder)
-        model = stand_in_model(folder) if args.stand_in else args.model
-        if not model.is_file():
-            raise SystemExit(f"no model at {model}: pass --model, or --stand-in to time an untrained one")
+        model = args.model
+        if not (model / "finder.onnx").is_file():
+            raise SystemExit(f"no models in {model}: pass --model DIR")
         clip = args.clip
         if clip is None:
             from cribcam.datagen.clips import ClipSpec, write_clip
@@ -168,7 +145,7 @@ def main() -> None:
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor())
     print(f"machine: {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}")
-    print(f"model: {'untrained stand-in of the recipe architecture' if args.stand_in else model}, input 640")
+    print(f"models: {model}; load average {os.getloadavg()[0]:.2f}")
     print(f"clip: {args.clip or 'rendered, 640x480 at 30 fps'}; frames sent at 640 pixels (JPEG 0.8)")
     print(f"live page end to end: {page['fps']:.1f} frames/s over {page['frames']} frames "
           f"({args.seconds:.0f} s after {args.warmup:.0f} s warm-up); per frame median "

@@ -2,11 +2,11 @@
 
 Layers, each only calling down:
     cribcam.scoring   pure counting core (cards, the show, pegging, muggins); no I/O
-    cribcam.vision    detector runtime and the card reader
+    cribcam.vision    index finder, index classifier and the card reader
     cribcam.cli, cribcam.web, cribcam.live   interfaces
 Beside the runtime, not inside it:
     cribcam.datagen   synthetic training data
-    cribcam.training  the detector's training recipe
+    cribcam.training  the training recipe of both models
 """
 
 __version__ = "0.1.0"

@@ -1,4 +1,4 @@
-"""Shared fixtures: the shared files beside the checkout, and real detector models."""
+"""Shared fixtures: the shared files beside the checkout, and real card-reading models."""
 
 import os
 from pathlib import Path
@@ -23,31 +23,37 @@ def real_photos(shared_dir) -> Path:
 
 
 @pytest.fixture(scope="session")
-def shipped_model() -> Path:
-    """The bundled detector, for tests that need cards read right; skipped until one ships."""
-    from cribcam.vision.detector import DEFAULT_MODEL
+def shipped_models() -> Path:
+    """The bundled models' folder, for tests that need cards read right."""
+    from cribcam.vision.models import MODELS_DIR, ModelMissingError, model_files
 
-    if not DEFAULT_MODEL.is_file():
-        pytest.skip(f"no trained detector is shipped yet ({DEFAULT_MODEL.name}): see models/README.md")
-    return DEFAULT_MODEL
+    try:
+        model_files(MODELS_DIR)
+    except ModelMissingError as exc:
+        pytest.skip(str(exc))
+    return MODELS_DIR
 
 
 @pytest.fixture(scope="session")
-def tiny_model(tmp_path_factory, real_photos) -> Path:
-    """A detector trained by `cribcam train` for one epoch on a few small real photos.
+def tiny_models(tmp_path_factory, real_photos) -> Path:
+    """Models made by the real training recipe cut down to a toy size (one finder epoch).
 
-    It reads next to nothing, but it is a real ONNX model from the real recipe: tests of the
-    plumbing (loading, bad input, the web API) run the real runtime on it.
+    They read next to nothing, but they are real ONNX models from the real recipe: tests of
+    the plumbing (loading, bad input) run the real runtime on them, and the recipe never rots.
     """
     pytest.importorskip("ultralytics", reason="training needs the train extra: pip install -e '.[train]'")
-    from training_tools import train_tiny_model
+    from training_tools import train_tiny_models
 
-    return train_tiny_model(real_photos, tmp_path_factory.mktemp("tiny-model"))
+    return train_tiny_models(real_photos, tmp_path_factory.mktemp("tiny-models"))
 
 
 @pytest.fixture(scope="session")
-def detector_model(tiny_model) -> Path:
-    """A real ONNX detector: the shipped one when there is one, else the tiny trained one."""
-    from cribcam.vision.detector import DEFAULT_MODEL
+def reader_models(tiny_models) -> Path:
+    """A folder of real ONNX models: the shipped ones when there are, else the tiny ones."""
+    from cribcam.vision.models import MODELS_DIR, ModelMissingError, model_files
 
-    return DEFAULT_MODEL if DEFAULT_MODEL.is_file() else tiny_model
+    try:
+        model_files(MODELS_DIR)
+        return MODELS_DIR
+    except ModelMissingError:
+        return tiny_models

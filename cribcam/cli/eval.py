@@ -18,7 +18,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--labels", type=Path, required=True, help="labels.json")
     parser.add_argument("--only", type=Path, metavar="LIST",
                         help="a text file of image names to evaluate (e.g. a validation split)")
-    parser.add_argument("--model", type=Path, help="detector .onnx (default: the bundled model)")
+    parser.add_argument("--model", type=Path, metavar="DIR",
+                        help="folder with finder.onnx and classifier.onnx (default: the bundled models)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(handler=run)
 

@@ -24,7 +24,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--out", type=Path, help="write a JSON line per locked hand here ('-' for stdout)")
     parser.add_argument("--window", type=int, default=8, help="frames the lock looks back over")
     parser.add_argument("--agree", type=int, default=5, help="frames that must agree to lock")
-    parser.add_argument("--model", type=Path, help="detector .onnx (default: the bundled model)")
+    parser.add_argument("--model", type=Path, metavar="DIR",
+                        help="folder with finder.onnx and classifier.onnx (default: the bundled models)")
     add_count_options(parser, starter_required=False)
     parser.set_defaults(handler=run)
 

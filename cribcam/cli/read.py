@@ -20,7 +20,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--annotate", type=Path, metavar="OUT.png",
                         help="write a copy of the photo with the cards drawn on it")
-    parser.add_argument("--model", type=Path, help="detector .onnx (default: the bundled model)")
+    parser.add_argument("--model", type=Path, metavar="DIR",
+                        help="folder with finder.onnx and classifier.onnx (default: the bundled models)")
     parser.set_defaults(handler=run)
 
 

@@ -24,7 +24,8 @@ def add_parser(subparsers) -> None:
                         help="address to listen on (default 127.0.0.1; 0.0.0.0 for every "
                              "machine on the network: there is no login)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free)")
-    parser.add_argument("--model", type=Path, help="detector .onnx (default: the bundled model)")
+    parser.add_argument("--model", type=Path, metavar="DIR",
+                        help="folder with finder.onnx and classifier.onnx (default: the bundled models)")
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
                         help=f"request threads (default {DEFAULT_THREADS}; photos are read "
                              f"two at a time whatever this is)")

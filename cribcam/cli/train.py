@@ -1,7 +1,14 @@
-"""`cribcam train`: train the card detector and export it for the reader."""
+"""`cribcam train`: train the index finder and the index classifier, export both for the reader.
+
+Every option is a field of ``cribcam.training.recipe.Recipe`` with its default there. The
+recipe module needs only the standard library to describe itself; torch and ultralytics are
+imported when training runs, so the command list works without the ``train`` extra.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import typing
 from pathlib import Path
 
 from cribcam.cli.main import UsageError
@@ -10,64 +17,71 @@ from cribcam.cli.main import UsageError
 def add_parser(subparsers) -> None:
     from cribcam.training.recipe import Recipe
 
-    defaults = Recipe(data="")
     parser = subparsers.add_parser(
-        "train", help="train the card detector (needs the `train` extra)",
-        description="Train the YOLO card-corner detector on a data set from `cribcam data build` "
-                    "and export it to ONNX. Install the tools first: pip install -e '.[train]'.")
-    parser.add_argument("--data", required=True, help="data.yaml of the data set")
-    parser.add_argument("--model", default=defaults.model,
-                        help=f"model yaml to train from scratch, or a .pt to go on from (default {defaults.model})")
-    for name in ("epochs", "imgsz", "batch", "seed", "workers", "patience"):
-        parser.add_argument(f"--{name}", type=int, default=getattr(defaults, name))
-    parser.add_argument("--device", default=defaults.device, help="cpu, or a CUDA device like 0")
-    parser.add_argument("--cache", choices=["false", "ram", "disk"], default=defaults.cache)
-    parser.add_argument("--project", default=defaults.project, help="folder for run outputs")
-    parser.add_argument("--name", default=defaults.name, help="run name")
-    parser.add_argument("--real", type=Path, metavar="DATA_YAML",
-                        help="also train on real photos: the data.yaml of `cribcam data real`")
-    parser.add_argument("--real-repeat", type=int, default=defaults.real_repeat,
-                        help=f"times each real training photo is listed (default {defaults.real_repeat})")
-    parser.add_argument("--set", nargs="+", default=[], metavar="KEY=VALUE",
-                        help="further ultralytics train arguments, e.g. time=0.12 lr0=0.002")
-    parser.add_argument("--out", type=Path, default=Path("models/cribcam-cards.onnx"),
-                        help="where to write the exported ONNX model")
+        "train", help="train the card reader's two models (needs the `train` extra)",
+        description="Train the index finder (one-class YOLO on crops) and the index classifier "
+                    "(a small CNN) on two CPU cores, and export both to ONNX. Started again "
+                    "after a cut, it goes on from its last checkpoints. Install the tools first: "
+                    "pip install -e '.[train]'.",
+        epilog="example: nohup cribcam train > train.log 2>&1 &")
+    hints = typing.get_type_hints(Recipe)
+    described = _attribute_docs(Recipe.__doc__)
+    for field in dataclasses.fields(Recipe):
+        kind = hints[field.name]
+        convert = Path if Path in typing.get_args(kind) or kind is Path else kind
+        parser.add_argument(f"--{field.name.replace('_', '-')}", type=convert, default=field.default,
+                            metavar=field.name.split("_")[-1].upper(),
+                            help=f"{described.get(field.name, '')} (default {field.default})")
+    parser.add_argument("--no-real", action="store_true", help="train on synthetic scenes only")
     parser.set_defaults(handler=run)
+
+
+def _attribute_docs(docstring: str) -> dict[str, str]:
+    """``name: text`` entries of a Google-style "Attributes:" section, continuation lines joined."""
+    entries: dict[str, str] = {}
+    name = None
+    for line in docstring.split("Attributes:", 1)[-1].splitlines():
+        head, sep, text = line.strip().partition(": ")
+        if sep and head.isidentifier() and line.startswith(" " * 8) and not line.startswith(" " * 12):
+            name, entries[head] = head, text
+        elif name and line.strip():
+            entries[name] += " " + line.strip()
+    return entries
 
 
 def run(args) -> int:
     try:
-        from cribcam.training.recipe import Recipe, export_onnx, train
-        import ultralytics  # noqa: F401  (checked here for a clear message)
+        import torch  # noqa: F401  (checked here for a clear message)
+        import ultralytics  # noqa: F401
     except ImportError:
         raise UsageError("training needs torch and ultralytics: pip install -e '.[train]'") from None
-    if not Path(args.data).is_file():
-        raise UsageError(f"no data set at {args.data}: build one with `cribcam data build`")
-    if not (args.model.endswith((".yaml", ".yml")) or Path(args.model).is_file()):
-        raise UsageError(f"--model {args.model}: give a model yaml (yolo11n.yaml) or an existing .pt")
-    if args.real is not None and not args.real.is_file():
-        raise UsageError(f"no real photo set at {args.real}: make one with `cribcam data real`")
-    if args.real_repeat < 1:
-        raise UsageError(f"--real-repeat must be at least 1, not {args.real_repeat}")
-    recipe = Recipe(data=args.data, model=args.model, epochs=args.epochs, imgsz=args.imgsz,
-                    batch=args.batch, seed=args.seed, device=args.device, workers=args.workers,
-                    cache=args.cache, project=args.project, name=args.name, patience=args.patience,
-                    real=str(args.real) if args.real else None, real_repeat=args.real_repeat,
-                    extra=tuple(_settings(args.set)))
-    best = train(recipe)
-    out = export_onnx(best, args.out, args.imgsz)
-    print(f"best checkpoint: {best}\nONNX model: {out}")
+    from cribcam.training.recipe import Recipe, run as run_recipe
+
+    values = {f.name: getattr(args, f.name) for f in dataclasses.fields(Recipe)}
+    if args.no_real:
+        values["real"] = None
+    recipe = Recipe(**values)
+    _check(recipe)
+    record = run_recipe(recipe)
+    print(f"models in {recipe.models} ({record['this_run_hours']:.2f} h this run, "
+          f"{record['cpu_run_hours_in_all']:.2f} h in all)")
     return 0
 
 
-def _settings(pairs: list[str]) -> list[tuple[str, object]]:
-    """KEY=VALUE pairs with YAML values (numbers, booleans, strings), as ultralytics takes them."""
-    import yaml
-
-    settings = []
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.isidentifier():
-            raise UsageError(f"--set {pair}: expected KEY=VALUE, e.g. lr0=0.002")
-        settings.append((key, yaml.safe_load(value)))
-    return settings
+def _check(recipe) -> None:
+    """Mistakes that would otherwise surface minutes into the run."""
+    if recipe.real is not None and not (recipe.real / "labels.json").is_file():
+        raise UsageError(f"no real photos at {recipe.real} (labels.json and images/): pass --real DIR or --no-real")
+    for name in ("finder_from", "classifier_from"):
+        path = getattr(recipe, name)
+        if path is not None and not path.is_file():
+            raise UsageError(f"--{name.replace('_', '-')} {path}: no such checkpoint")
+    if not recipe.finder_model.endswith((".yaml", ".yml")):
+        raise UsageError(f"--finder-model {recipe.finder_model}: give an ultralytics model yaml (yolo11n.yaml)")
+    small = {"scenes": 10, "finder_crop": 32, "finder_imgsz": 32, "finder_batch": 1, "classifier_batch": 2,
+             "real_repeat": 0}
+    for name, least in small.items():
+        if getattr(recipe, name) < least:
+            raise UsageError(f"--{name.replace('_', '-')} must be at least {least}")
+    if recipe.finder_hours <= 0 or recipe.classifier_minutes <= 0:
+        raise UsageError("--finder-hours and --classifier-minutes must be positive")

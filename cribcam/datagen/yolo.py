@@ -13,7 +13,7 @@ PART is "train", "val", or "test" (held-out designs).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -60,19 +60,21 @@ def _plain(value):
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def write_data_yaml(out: Path, parts: dict[str, str], comment: str) -> None:
+def write_data_yaml(out: Path, parts: dict[str, str], comment: str,
+                    names: Sequence[str] = CARD_CODES) -> None:
     """Writes ``data.yaml`` for ultralytics.
 
     Args:
         out: Data set folder.
         parts: ultralytics key ("train", "val", "test") -> images folder relative to ``out``.
         comment: First line, saying what the data set is.
+        names: The class names; the 52 card codes unless told (the finder has one class).
     """
     lines = [f"# {comment}", f"path: {out.resolve()}"]
     lines += [f"{key}: {folder}" for key, folder in parts.items()]
-    lines.append(f"nc: {len(CARD_CODES)}")
+    lines.append(f"nc: {len(names)}")
     lines.append("names:")
-    lines += [f"  {i}: {code}" for i, code in enumerate(CARD_CODES)]
+    lines += [f"  {i}: {name}" for i, name in enumerate(names)]
     (out / "data.yaml").write_text("\n".join(lines) + "\n")
 
 

@@ -1,134 +1,241 @@
-"""The detector's training recipe: ultralytics YOLO from a model yaml, exported to ONNX.
+"""The whole training recipe of the two-stage reader, on two CPU cores, resumable.
 
-Everything that decides the shipped model is a field of ``Recipe`` with its default here,
-so `cribcam train` with the same options reproduces it. Needs the ``train`` extra (torch,
-ultralytics, onnx); the runtime never imports this module.
+Everything that decides the shipped models is a field of ``Recipe`` with its default here, so
+`cribcam train` with the same options reproduces them. The stages, each skipped when its
+output is already in ``work`` (so a cut run goes on from where it stopped when started again):
+
+1. data: synthetic scenes of the training designs (`cribcam data build`) and the real
+   photos split by capture (`cribcam data real`);
+2. the finder's crops, cut around the indices of both;
+3. the classifier (a second process, beside the finder: it needs one core, the finder two);
+4. the finder;
+5. both exported to ONNX in ``models``, with ``training.json`` saying how they were made.
+
+Checkpoints are chosen on synthetic validation only; the real validation photos are never
+trained on nor used to choose. Needs the ``train`` extra (torch, ultralytics, onnx).
 """
 
 from __future__ import annotations
 
-import csv
+import json
+import multiprocessing
 import os
 import shutil
-from dataclasses import asdict, dataclass
+import time
+from dataclasses import dataclass, fields
 from pathlib import Path
 
-from cribcam.training.mix import mixed_data
+from cribcam.vision.models import CLASSIFIER_FILE, FINDER_FILE, MODELS_DIR
 
-# No network here or on the GPU machine: keep ultralytics from trying (auto-installs,
-# downloading fonts for plots, an AMP check model, analytics).
+# No network here: keep ultralytics from trying (auto-installs, fonts for plots, analytics).
 os.environ.setdefault("YOLO_OFFLINE", "1")
 os.environ.setdefault("YOLO_AUTOINSTALL", "false")
+
+DEFAULT_REAL = MODELS_DIR.parents[1] / "shared" / "real-photos"
 
 
 @dataclass(frozen=True)
 class Recipe:
-    """How the detector is trained.
+    """How the finder and the classifier are trained.
 
     Attributes:
-        data: the data set's ``data.yaml`` (from `cribcam data build`).
-        model: a model yaml (trained from scratch) or a ``.pt`` checkpoint to start from.
-        epochs: passes over the data.
-        imgsz: square input size in pixels.
-        batch: images per step.
-        seed: random seed.
-        device: ``cpu``, or a CUDA device such as ``0``.
-        workers: data-loader processes.
-        cache: keep decoded images in RAM (``ram``) or not (``false``).
-        project: where ultralytics writes its run folders.
-        name: this run's folder name.
-        patience: epochs without improvement before stopping early.
-        real: the data.yaml of `cribcam data real` to train on as well (``mix``), or None.
-        real_repeat: how many times each real training photo is listed in a mixed set.
-        extra: further ultralytics train arguments, as (name, value) pairs.
+        work: folder for the data, checkpoints and log of the run (never committed).
+        models: where the ONNX models and ``training.json`` are written.
+        real: the shared real photos (``labels.json`` and ``images/``), or None for none.
+        scenes: synthetic scenes of the training designs (a tenth go to validation).
+        seed: random seed of the data and of both trainings.
+        workers: data-loader processes of the finder.
+        finder_model: ultralytics model yaml to train from scratch.
+        finder_from: a finder checkpoint (.pt) to continue from instead, at ``finder_lr / 3``.
+        finder_crop: side of the training crops, pixels.
+        finder_imgsz: the exported finder's input (it reads whole frames at this size).
+        finder_hours: the finder's training time, wall-clock.
+        finder_batch: crops per step.
+        finder_lr: AdamW's learning rate.
+        real_repeat: times each real training photo is cut into finder crops.
+        classifier_minutes: the classifier's training time, wall-clock.
+        classifier_from: classifier weights to continue from, or None.
+        classifier_batch: crops per step.
+        classifier_lr: AdamW's peak learning rate.
     """
 
-    data: str
-    model: str = "yolo11n.yaml"
-    epochs: int = 100
-    imgsz: int = 640
-    batch: int = 64
-    seed: int = 0
-    device: str = "cpu"
-    workers: int = 8
-    cache: str = "false"
-    project: str = "runs"
-    name: str = "cards"
-    patience: int = 30
-    real: str | None = None
-    real_repeat: int = 20
-    extra: tuple = ()
+    work: Path = Path("runs/recipe")
+    models: Path = MODELS_DIR
+    real: Path | None = DEFAULT_REAL
+    scenes: int = 4000
+    seed: int = 1
+    workers: int = 2
+    finder_model: str = "yolo11n.yaml"
+    finder_from: Path | None = None
+    finder_crop: int = 192
+    finder_imgsz: int = 640
+    finder_hours: float = 1.35
+    finder_batch: int = 32
+    finder_lr: float = 0.002
+    real_repeat: int = 3
+    classifier_minutes: float = 40.0
+    classifier_from: Path | None = None
+    classifier_batch: int = 128
+    classifier_lr: float = 3e-3
 
-    def train_args(self) -> dict:
-        args = asdict(self)
-        for key in ("model", "extra", "real", "real_repeat"):
-            args.pop(key)
-        args["cache"] = {"false": False, "ram": "ram", "disk": "disk"}[self.cache]
-        # ultralytics puts a relative project under its own settings folder, far from here.
-        args["project"] = str(Path(self.project).resolve())
-        args.update(
-            # Cards have a handedness-free look but printed indices do not read mirrored:
-            # a flipped "6" is no card. Rotations and scale come from the scene generator.
-            fliplr=0.0, flipud=0.0, mosaic=0.5, close_mosaic=5,
-            hsv_h=0.02, hsv_s=0.6, hsv_v=0.5,
-            plots=False, exist_ok=True, deterministic=False, verbose=False, amp=self.device != "cpu",
-        )
-        args.update(dict(self.extra))
-        return args
+    @property
+    def synth(self) -> Path:
+        return self.work / "synth"
+
+    @property
+    def real_set(self) -> Path:
+        return self.work / "real"
+
+    @property
+    def classifier_checkpoint(self) -> Path:
+        return self.work / "classifier.pt"
+
+    @property
+    def finder_run(self) -> Path:
+        return self.work / "finder"
+
+    def as_dict(self) -> dict:
+        return {f.name: (str(v) if isinstance(v := getattr(self, f.name), Path) else v) for f in fields(self)}
 
 
-def train(recipe: Recipe) -> Path:
-    """Trains and returns the path of the best checkpoint."""
-    from ultralytics import YOLO
+class Log:
+    """Progress lines with the time since the recipe started, to stdout and ``work/train.log``."""
 
-    if not Path(recipe.data).is_file():
-        raise FileNotFoundError(f"no data set at {recipe.data}: build one with `cribcam data build`")
-    args = recipe.train_args()
-    if recipe.real:
-        mixed = Path(args["project"]) / f"{recipe.name}-data"
-        args["data"] = str(mixed_data(Path(recipe.data), Path(recipe.real), recipe.real_repeat, mixed))
-    model = YOLO(recipe.model)
+    def __init__(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path, self.start = path, time.monotonic()
+
+    def __call__(self, message: str) -> None:
+        line = f"[{(time.monotonic() - self.start) / 60:6.1f} min] {message}"
+        print(line, flush=True)
+        with self.path.open("a") as f:
+            f.write(line + "\n")
+
+
+def run(recipe: Recipe) -> dict:
+    """Runs (or resumes) the whole recipe and returns what ``training.json`` records."""
+    log = Log(recipe.work / "train.log")
+    log(f"recipe: {json.dumps(recipe.as_dict())}")
+    started = time.monotonic()
+    make_data(recipe, log)
+    finder_data = make_finder_data(recipe, log)
+    classifier = multiprocessing.get_context("spawn").Process(target=_classifier_stage, args=(recipe,))
+    classifier.start()
     try:
-        import polars  # noqa: F401
-    except ImportError:
-        model.add_callback("on_pretrain_routine_start", _read_results_with_csv)
-    model.train(**args)
-    run_dir = Path(model.trainer.save_dir)
-    best = run_dir / "weights" / "best.pt"
-    return best if best.is_file() else run_dir / "weights" / "last.pt"
+        from cribcam.training.finder import train_finder
+
+        finder_checkpoint = train_finder(finder_data, recipe.finder_run, _finder_start(recipe), recipe.finder_crop,
+                                         recipe.finder_hours, recipe.finder_batch, _finder_lr(recipe),
+                                         recipe.workers, recipe.seed, log)
+        classifier.join()
+    finally:
+        if classifier.is_alive():
+            classifier.terminate()
+    if classifier.exitcode != 0:
+        raise RuntimeError(f"the classifier's training failed (exit {classifier.exitcode}); see {log.path}")
+    record = export(recipe, finder_checkpoint, (time.monotonic() - started) / 3600, log)
+    log(f"done: {recipe.models / FINDER_FILE}, {recipe.models / CLASSIFIER_FILE}")
+    return record
 
 
-def _read_results_with_csv(trainer) -> None:
-    """Lets a trainer save checkpoints where polars is missing.
+def make_data(recipe: Recipe, log) -> None:
+    """Stage 1: the synthetic scenes and the real photos (kept when already built)."""
+    from cribcam.datagen.build import BuildSpec, build
+    from cribcam.datagen.decks import load_decks
+    from cribcam.datagen.real_photos import convert
 
-    ultralytics reads its results.csv with polars into every checkpoint; polars is some 50 MB
-    of wheels that the GPU machine lacks and that must travel there within a size limit, and
-    the csv module does the same job here.
-    """
-    def read_results_csv() -> dict:
-        try:
-            with open(trainer.csv, newline="") as f:
-                rows = list(csv.DictReader(f))
-        except OSError:
-            return {}
-        return {key.strip(): [_number(row[key]) for row in rows] for key in (rows[0] if rows else {})}
-
-    trainer.read_results_csv = read_results_csv
+    if not (recipe.synth / "build.json").is_file():
+        log(f"data: rendering {recipe.scenes} synthetic scenes")
+        decks = [d for d in load_decks() if d.split == "train"]
+        summary = build(BuildSpec(recipe.synth, recipe.scenes, recipe.seed), decks, progress=False, force=True)
+        log(f"data: {summary['images']} scenes in {summary['seconds']:.0f} s")
+    if recipe.real is not None and not (recipe.real_set / "data.yaml").is_file():
+        if recipe.real_set.exists():
+            shutil.rmtree(recipe.real_set)
+        convert(recipe.real, recipe.real_set)
+        log(f"data: real photos split by capture into {recipe.real_set}")
 
 
-def _number(text: str):
+def _real_parts(recipe: Recipe, times: int) -> list[tuple[Path, str, int]]:
+    return [(recipe.real_set, "train", times)] if recipe.real is not None else []
+
+
+def make_finder_data(recipe: Recipe, log) -> Path:
+    """Stage 2: the finder's crops."""
+    from cribcam.training.finder import write_finder_data
+
+    data = write_finder_data(recipe.work / "finder-crops",
+                             train=[(recipe.synth, "train", 1), *_real_parts(recipe, recipe.real_repeat)],
+                             val=[(recipe.synth, "val", 1)], size=recipe.finder_crop, seed=recipe.seed)
+    log(f"data: finder crops in {data.parent}")
+    return data
+
+
+def _classifier_stage(recipe: Recipe) -> None:
+    """Stage 3, in its own process: the crop bank, then the classifier's training."""
+    import torch
+
+    from cribcam.training.classifier import CropBank, bank_from_labelled_photos, bank_from_scenes, train_classifier
+    from cribcam.vision.evaluate import load_labels
+
+    torch.set_num_threads(1)  # the finder has the other core, and its data loaders
+    log = Log(recipe.work / "train.log")
+    if recipe.classifier_checkpoint.with_suffix(".done").is_file():
+        log("classifier: finished already")
+        return
+    banks = [bank_from_scenes(recipe.synth, "train", recipe.seed)]
+    if recipe.real is not None:
+        banks.append(bank_from_labelled_photos(recipe.real_set / "images" / "train",
+                                               load_labels(recipe.real_set / "labels-train.json"), recipe.seed))
+    bank = CropBank.merge(banks)
+    log(f"classifier: {len(bank)} crops ({', '.join(f'{k} {len(v)}' for k, v in bank.groups().items())})")
+    train_classifier(bank, recipe.classifier_checkpoint, recipe.classifier_minutes, recipe.classifier_batch,
+                     recipe.classifier_lr, recipe.seed, start_from=recipe.classifier_from, log=log)
+    recipe.classifier_checkpoint.with_suffix(".done").touch()
+
+
+def _finder_start(recipe: Recipe) -> str:
+    return str(recipe.finder_from) if recipe.finder_from else recipe.finder_model
+
+
+def _finder_lr(recipe: Recipe) -> float:
+    # A continued finder is past the fast early learning: a third of the rate, no more.
+    return recipe.finder_lr / 3 if recipe.finder_from else recipe.finder_lr
+
+
+def export(recipe: Recipe, finder_checkpoint: Path, hours: float, log) -> dict:
+    """Stage 5: both models to ONNX in ``recipe.models``, the checkpoints to continue from
+    in ``models/checkpoints``, and ``training.json``."""
+    from cribcam.training.classifier import export_classifier
+    from cribcam.training.finder import export_finder, strip_checkpoint
+
+    export_finder(finder_checkpoint, recipe.models / FINDER_FILE, recipe.finder_imgsz)
+    export_classifier(recipe.classifier_checkpoint, recipe.models / CLASSIFIER_FILE)
+    checkpoints = recipe.models / "checkpoints"
+    strip_checkpoint(finder_checkpoint, checkpoints / "finder.pt")
+    _weights_only(recipe.classifier_checkpoint, checkpoints / "classifier.pt")
+    previous = _previous_hours(recipe)
+    record = {"recipe": recipe.as_dict(), "this_run_hours": round(hours, 3),
+              "cpu_run_hours_in_all": round(previous + hours, 3),
+              "finder_checkpoint": str(finder_checkpoint), "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    (recipe.models / "training.json").write_text(json.dumps(record, indent=1) + "\n")
+    log(f"export: models and training.json in {recipe.models} ({hours:.2f} h this run)")
+    return record
+
+
+def _previous_hours(recipe: Recipe) -> float:
+    """Run hours that went into the models this run continued from (0 for a fresh start)."""
+    if not (recipe.finder_from or recipe.classifier_from):
+        return 0.0
     try:
-        return float(text)
-    except ValueError:
-        return text
+        return float(json.loads((recipe.models / "training.json").read_text())["cpu_run_hours_in_all"])
+    except (OSError, ValueError, KeyError):
+        return 0.0
 
 
-def export_onnx(checkpoint: Path, out: Path, imgsz: int) -> Path:
-    """Exports a checkpoint to ONNX for onnxruntime and copies it to ``out``."""
-    from ultralytics import YOLO
+def _weights_only(checkpoint: Path, out: Path) -> None:
+    import torch
 
-    exported = Path(YOLO(str(checkpoint)).export(format="onnx", imgsz=imgsz, simplify=False,
-                                                 dynamic=False, opset=17))
     out.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(exported, out)
-    return out
+    state = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    torch.save({"model": state["model"], "state": state["state"]}, out)

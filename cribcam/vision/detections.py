@@ -1,7 +1,8 @@
-"""Detections: the boxes a detector found, the one data structure the vision layer passes on.
+"""Detections: boxes with scores, the one data structure the vision layer passes on.
 
-Each detection is one printed index corner (rank + suit), with the detector's score for
-every one of the 52 cards kept, not just the best: deciding per card later needs them.
+Each detection is one printed index corner (rank + suit). The finder scores a box in one
+column ("an index is here"); once classified, a box has a score for every one of the 52 cards,
+all of them kept, not just the best: deciding per card later needs them.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ class Detections:
 
     Attributes:
         xyxy: (n, 4) float32 boxes ``x1, y1, x2, y2``.
-        scores: (n, 52) float32 per-card scores in [0, 1], columns in ``CARD_CODES`` order.
+        scores: (n, k) float32 scores in [0, 1]: k = 1 from the finder, k = 52 per-card
+            scores (columns in ``CARD_CODES`` order) once classified.
     """
 
     xyxy: np.ndarray
@@ -29,9 +31,10 @@ class Detections:
 
     def __post_init__(self) -> None:
         xyxy = np.asarray(self.xyxy, dtype=np.float32).reshape(-1, 4)
-        scores = np.asarray(self.scores, dtype=np.float32).reshape(-1, NUM_CLASSES)
-        if len(xyxy) != len(scores):
-            raise ValueError(f"{len(xyxy)} boxes but {len(scores)} score rows")
+        scores = np.asarray(self.scores, dtype=np.float32)
+        if scores.ndim != 2 or len(xyxy) != len(scores):
+            raise ValueError(f"{len(xyxy)} boxes need a 2-D array of {len(xyxy)} score rows, "
+                             f"not one of shape {scores.shape}")
         object.__setattr__(self, "xyxy", xyxy)
         object.__setattr__(self, "scores", scores)
 
@@ -60,8 +63,8 @@ class Detections:
         return (self.xyxy[:, 2:] - self.xyxy[:, :2]).max(axis=1)
 
     @classmethod
-    def empty(cls) -> "Detections":
-        return cls(np.zeros((0, 4)), np.zeros((0, NUM_CLASSES)))
+    def empty(cls, columns: int = NUM_CLASSES) -> "Detections":
+        return cls(np.zeros((0, 4)), np.zeros((0, columns)))
 
     @classmethod
     def merge(cls, parts: list["Detections"]) -> "Detections":
@@ -74,7 +77,7 @@ class Detections:
         """Decodes an ultralytics detection head's raw output.
 
         Args:
-            output: (4 + 52, anchors) array: box centre x, y, width, height, then class scores.
+            output: (4 + k, anchors) array: box centre x, y, width, height, then k class scores.
             conf: drop anchors whose best class score is below this.
         """
         boxes, scores = output[:4].T, output[4:].T

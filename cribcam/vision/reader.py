@@ -1,4 +1,8 @@
-"""The card reader: a photo in, the cards of a hand out, ready for counting."""
+"""The card reader: a photo in, the cards of a hand out, ready for counting.
+
+Two models: the finder boxes every printed index at a low threshold, the classifier names the
+card in each box or rejects it, and ``corners.cards_from_corners`` decides per physical card.
+"""
 
 from __future__ import annotations
 
@@ -7,23 +11,30 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from cribcam.vision.classifier import IndexClassifier
 from cribcam.vision.corners import cards_from_corners
-from cribcam.vision.detector import Detector
+from cribcam.vision.detections import Detections
+from cribcam.vision.finder import IndexFinder
+from cribcam.vision.models import model_files
 from cribcam.vision.reading import Reading, SeenCard
 from cribcam.vision.starter import find_starter
 
 MAX_SIDE = 1920  # larger photos are scaled down first: phone photos are 4000 px and more
 MIN_SIDE = 32
-HINT_CONF = 0.10  # boxes between this and the reader's threshold are "seen but unreadable"
+FINDER_CONF = 0.10  # the finder's threshold: low, the classifier rejects what is no index
+UNREADABLE_FINDER = 0.40  # a box this sure to be an index that no card claims is "unreadable"
+UNREADABLE_NONE = 0.50  # ... unless the classifier is this sure that it is no index
 
 
 class CardReader:
     """Reads the cards of a hand from a photo.
 
     Args:
-        model_path: the detector's ONNX file; the bundled model by default.
-        conf: minimum score for a corner box to count.
+        model_path: a folder holding ``finder.onnx`` and ``classifier.onnx``; the bundled
+            models by default.
+        conf: minimum card probability for a corner box to count.
         threads: onnxruntime threads (0: as many as it likes).
+        finder_conf: the finder's threshold.
 
     Example:
         >>> reader = CardReader()
@@ -31,9 +42,29 @@ class CardReader:
         >>> reading.codes, reading.starter, reading.problems
     """
 
-    def __init__(self, model_path: str | Path | None = None, conf: float = 0.25, threads: int = 0):
+    def __init__(self, model_path: str | Path | None = None, conf: float = 0.25, threads: int = 0,
+                 finder_conf: float = FINDER_CONF):
+        finder, classifier = model_files(model_path)
+        self.folder = finder.parent
         self.conf = conf
-        self.detector = Detector(model_path, conf=min(conf, HINT_CONF), threads=threads)
+        self.finder = IndexFinder(finder, conf=finder_conf, threads=threads)
+        self.classifier = IndexClassifier(classifier, threads=threads)
+
+    def detect(self, image: np.ndarray) -> tuple[Detections, np.ndarray, np.ndarray]:
+        """The classified index boxes of a BGR image, each box's finder score, and the
+        classifier's probability that the box holds no index.
+
+        The finder reads a copy scaled down to ``MAX_SIDE``; the classifier crops the photo
+        itself, so small print keeps every pixel the camera gave it.
+        """
+        height, width = image.shape[:2]
+        scale = min(1.0, MAX_SIDE / max(height, width))
+        small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) \
+            if scale < 1 else image
+        found = self.finder(small)
+        boxes = found.xyxy / scale
+        probabilities = self.classifier(image, boxes)
+        return Detections(boxes, probabilities[:, :-1]), found.scores[:, 0], probabilities[:, -1]
 
     def read(self, image: np.ndarray | None, expected: int | None = None) -> Reading:
         """Reads a BGR image.
@@ -51,14 +82,10 @@ class CardReader:
             return Reading(problems=(f"the image is only {width}x{height} pixels: "
                                      f"take a photo with the cards filling more of it",),
                            width=width, height=height)
-        scale = min(1.0, MAX_SIDE / max(height, width))
-        small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) \
-            if scale < 1 else image
-        found = self.detector(small)
-        found = type(found)(found.xyxy / scale, found.scores)
-
+        found, index_score, no_index = self.detect(image)
         cards, problems = cards_from_corners(found, self.conf, expected)
-        weak = found[(found.confidence < self.conf)]
+        weak = found[(found.confidence < self.conf) & (index_score >= UNREADABLE_FINDER)
+                     & (no_index < UNREADABLE_NONE)]
         problems += _unreadable(weak, cards, width, height)
         starter = find_starter(cards)
         problems += _count_problems(cards, expected, starter)

@@ -27,7 +27,7 @@ class ReaderSlot:
 
     Args:
         reader: a ready reader (anything with ``read(image, expected=...)``), or None.
-        model_path: the detector's ONNX file; None for the bundled model.
+        model_path: the folder of the reader's two ONNX models; None for the bundled ones.
         threads: onnxruntime threads per inference (0: onnxruntime decides).
         concurrent_reads: photos read at once.
     """
@@ -68,9 +68,8 @@ class ReaderSlot:
     @property
     def description(self) -> str:
         """Which model the reader runs, for the start-up line."""
-        detector = getattr(self._reader, "detector", None)
-        path = getattr(detector, "path", None)
-        return str(path) if path else type(self._reader).__name__
+        folder = getattr(self._reader, "folder", None)
+        return str(folder) if folder else type(self._reader).__name__
 
     def _load(self):
         from cribcam.vision import CardReader, ModelMissingError
@@ -89,6 +88,5 @@ class ReaderSlot:
                 "photos cannot be read: the card-reading model on this server could not be "
                 "loaded; type the cards in instead") from None
         self.error = None
-        log.info("card reader loaded from %s",
-                 getattr(getattr(reader, "detector", None), "path", self.model_path))
+        log.info("card reader loaded from %s", getattr(reader, "folder", self.model_path))
         return reader

@@ -59,13 +59,13 @@ def test_the_clip_followed_with_a_perfect_reader_locks_each_hand_in_order(clip):
     assert [hand.report["count"]["total"] for hand in hands] == [h["total"] for h in record["hands"]]
 
 
-def test_cribcam_live_headless_runs_a_clip_through_a_real_model(heldout_decks, detector_model, tmp_path):
+def test_cribcam_live_headless_runs_a_clip_through_a_real_model(heldout_decks, reader_models, tmp_path):
     # A short small clip: the tiny test model reads a frame in many tiles of its small input.
     path = tmp_path / "short.y4m"
     record = write_clip(path, ClipSpec(hands=2, hold_seconds=0.6, transition_frames=2, width=320,
                                        height=240, seed=2), heldout_decks)
     out = tmp_path / "results.jsonl"
-    result = live("--video", str(path), "--headless", "--out", str(out), "--model", str(detector_model))
+    result = live("--video", str(path), "--headless", "--out", str(out), "--model", str(reader_models))
     assert result.returncode == 0, result.stderr
     assert out.is_file() and "Traceback" not in result.stderr
     for line in out.read_text().splitlines():  # the tiny model may lock onto nothing at all
@@ -74,10 +74,10 @@ def test_cribcam_live_headless_runs_a_clip_through_a_real_model(heldout_decks, d
         assert 0 <= locked["frame"] < record["frames"] == 14
 
 
-def test_cribcam_live_headless_writes_the_clips_hands_in_order(clip, shipped_model, tmp_path):
+def test_cribcam_live_headless_writes_the_clips_hands_in_order(clip, shipped_models, tmp_path):
     path, record = clip
     out = tmp_path / "results.jsonl"
-    result = live("--video", str(path), "--headless", "--out", str(out), "--model", str(shipped_model))
+    result = live("--video", str(path), "--headless", "--out", str(out), "--model", str(shipped_models))
     assert result.returncode == 0, result.stderr
     locked = [json.loads(line) for line in out.read_text().splitlines()]
     assert [sorted(c["card"] for c in hand["cards"]) for hand in locked] == \
@@ -92,8 +92,8 @@ def test_cribcam_live_headless_writes_the_clips_hands_in_order(clip, shipped_mod
     (["--video", "/no/such/clip.y4m", "--headless", "--out", "-"], "no such video: /no/such/clip.y4m"),
     (["--video", "CLIP", "--headless", "--out", "-", "--window", "3", "--agree", "5"],
      "agree must be 1 to window"),
-    (["--video", "CLIP", "--headless", "--out", "-", "--model", "/no/model.onnx"],
-     "no detector model at /no/model.onnx"),
+    (["--video", "CLIP", "--headless", "--out", "-", "--model", "/no/models"],
+     "no card-reading model in /no/models (finder.onnx and classifier.onnx missing)"),
 ])
 def test_cribcam_live_usage_errors_are_one_line(clip, args, words):
     result = live(*[str(clip[0]) if a == "CLIP" else a for a in args])

@@ -1,35 +1,57 @@
-"""The training recipe never rots: one epoch on a few tiny images gives a model that runs."""
+"""The recipe never rots: the whole of it, at a toy size, makes two models that the reader runs."""
 
-import numpy as np
+import json
 
+import cv2
+import pytest
+
+from cribcam.cli.main import main
 from cribcam.vision import CardReader
+from cribcam.vision.models import CLASSIFIER_FILE, FINDER_FILE
 
 
-def test_tiny_training_run_exports_a_model_the_reader_runs(tiny_model, real_photos):
-    assert tiny_model.suffix == ".onnx" and tiny_model.stat().st_size > 100_000
-    reader = CardReader(tiny_model)
-    assert reader.detector.imgsz == 64
-    import cv2
-
+def test_tiny_recipe_exports_models_the_reader_runs(tiny_models, real_photos):
+    assert (tiny_models / FINDER_FILE).stat().st_size > 100_000
+    assert (tiny_models / CLASSIFIER_FILE).stat().st_size > 10_000
+    record = json.loads((tiny_models / "training.json").read_text())
+    assert record["recipe"]["finder_imgsz"] == 128 and record["this_run_hours"] > 0
+    assert (tiny_models / "checkpoints" / "finder.pt").is_file()
+    reader = CardReader(tiny_models)
+    assert reader.finder.imgsz == 128 and reader.classifier.size == 48
     photo = cv2.imread(str(sorted((real_photos / "images").glob("*.jpg"))[0]))
     reading = reader.read(photo, expected=5)
     # Barely trained, it may read nothing; what matters is a well-formed reading.
-    assert reading.width == 640 and reading.height == 640
+    assert (reading.width, reading.height) == (640, 640)
     assert all(len(seen.card) == 2 for seen in reading.cards)
     assert isinstance(reading.problems, tuple)
 
 
-def test_recipe_defaults_stay_offline_and_unflipped():
-    from cribcam.training.recipe import Recipe
+def test_a_finished_recipe_started_again_trains_nothing_more(tiny_models, real_photos, tmp_path):
+    from training_tools import tiny_recipe
+    from cribcam.training.recipe import run
 
-    args = Recipe(data="d.yaml").train_args()
-    assert args["fliplr"] == 0.0 and args["flipud"] == 0.0  # mirrored indices are no cards
-    assert args["plots"] is False  # plotting fetches a font
-    assert "model" not in args and args["data"] == "d.yaml"
+    recipe = tiny_recipe(real_photos, tiny_models.parent)
+    before = (recipe.work / "classifier.pt").stat().st_mtime
+    run(recipe)
+    assert (recipe.work / "classifier.pt").stat().st_mtime == before
+    assert "finder: " in (recipe.work / "train.log").read_text()
 
 
-def test_run_folders_land_where_the_user_said(tmp_path, monkeypatch):
-    from cribcam.training.recipe import Recipe
+@pytest.mark.parametrize("extra, message", [
+    (["--finder-from", "missing.pt"], "no such checkpoint"),
+    (["--real", "/nowhere"], "no real photos at"),
+    (["--finder-model", "yolo11n.pt"], "model yaml"),
+    (["--scenes", "1"], "at least 10"),
+    (["--finder-hours", "0"], "must be positive"),
+])
+def test_train_options_are_checked_before_training(capsys, extra, message):
+    pytest.importorskip("ultralytics")
+    assert main(["train", *extra]) == 2
+    assert message in capsys.readouterr().err
 
-    monkeypatch.chdir(tmp_path)
-    assert Recipe(data="d.yaml", project="runs").train_args()["project"] == str(tmp_path / "runs")
+
+def test_train_help_describes_every_option(capsys):
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    text = capsys.readouterr().out
+    assert "--classifier-minutes" in text and "training time, wall-clock" in text

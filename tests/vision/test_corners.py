@@ -81,5 +81,14 @@ def test_suppress_keeps_one_box_per_place_and_the_runner_up_scores():
 
 
 def test_detections_validate_their_shape():
-    with pytest.raises(ValueError, match="3 boxes but 2 score rows"):
+    with pytest.raises(ValueError, match="3 boxes need a 2-D array of 3 score rows"):
         Detections(np.zeros((3, 4)), np.zeros((2, 52)))
+    with pytest.raises(ValueError, match="not one of shape \\(3,\\)"):
+        Detections(np.zeros((3, 4)), np.zeros(3))
+
+
+def test_finder_detections_have_one_score_column_and_suppress_alike():
+    found = Detections(np.array([[0, 0, 10, 10], [1, 1, 11, 11], [50, 50, 60, 60]]), np.array([[0.3], [0.9], [0.2]]))
+    kept = suppress(found)
+    assert len(kept) == 2 and kept.scores.shape == (2, 1)
+    assert kept.confidence.tolist() == pytest.approx([0.9, 0.2])

@@ -1,4 +1,4 @@
-"""The reader on bad input and on real photos, through a real ONNX model."""
+"""The reader on bad input and on real photos, through real ONNX models."""
 
 import cv2
 import numpy as np
@@ -8,8 +8,8 @@ from cribcam.vision import CardReader, ModelMissingError
 
 
 @pytest.fixture(scope="module")
-def reader(detector_model):
-    return CardReader(detector_model)
+def reader(reader_models):
+    return CardReader(reader_models)
 
 
 @pytest.mark.parametrize("image", [None, np.zeros((0, 0, 3), np.uint8), "not an image"])
@@ -63,6 +63,12 @@ def test_huge_photo_is_scaled_and_boxes_come_back_in_its_pixels(reader, real_pho
             assert -50 <= x1 < x2 <= 4050 and -50 <= y1 < y2 <= 3050
 
 
-def test_missing_model_is_a_clear_error(tmp_path):
-    with pytest.raises(ModelMissingError, match="no detector model at"):
-        CardReader(tmp_path / "none.onnx")
+def test_missing_models_are_a_clear_error(tmp_path):
+    with pytest.raises(ModelMissingError, match="finder.onnx and classifier.onnx missing"):
+        CardReader(tmp_path)
+
+
+def test_a_folder_missing_one_model_names_it(tmp_path, reader_models):
+    (tmp_path / "finder.onnx").write_bytes((reader_models / "finder.onnx").read_bytes())
+    with pytest.raises(ModelMissingError, match=r"\(classifier.onnx missing\)"):
+        CardReader(tmp_path)

@@ -23,8 +23,8 @@ PHOTO_LABELS = json.loads((PHOTOS / "labels.json").read_text())
 
 
 @pytest.fixture(scope="module")
-def reader(shipped_model):
-    return CardReader(shipped_model)
+def reader(shipped_models):
+    return CardReader(shipped_models)
 
 
 def _cards(entry: dict) -> set[str]:
@@ -53,7 +53,7 @@ def test_real_validation_photos_read_exactly(reader, name):
     assert set(reading.codes) == cards, reading.problems
 
 
-def test_a_read_hand_counts_as_the_same_cards_typed(shipped_model):
+def test_a_read_hand_counts_as_the_same_cards_typed(shipped_models):
     name = next(n for n, e in sorted(SAMPLE_LABELS.items()) if e["layout"] == "hand_starter")
     entry = SAMPLE_LABELS[name]
     starter = entry["starter"]
@@ -64,7 +64,7 @@ def test_a_read_hand_counts_as_the_same_cards_typed(shipped_model):
                                 capture_output=True, text=True, timeout=120, check=True)
         return json.loads(result.stdout)
 
-    read = cribcam("read", str(SAMPLES / name), "--starter", starter, "--model", str(shipped_model))
+    read = cribcam("read", str(SAMPLES / name), "--starter", starter, "--model", str(shipped_models))
     typed = cribcam("count", *hand, "--starter", starter)
     assert read["count"] is not None, read["problems"]
     assert read["count"]["total"] == typed["total"]

@@ -43,12 +43,12 @@ _READERS: dict = {}
 
 @pytest.fixture
 def model_reader(request):
-    """A real ``CardReader`` on the lead's ``detector_model`` (which skips when there is no
+    """A real ``CardReader`` on the lead's ``reader_models`` (which skips when there is no
     model), loaded once per model file."""
     try:
-        model = request.getfixturevalue("detector_model")
+        model = request.getfixturevalue("reader_models")
     except pytest.FixtureLookupError:
-        pytest.skip("no detector_model fixture in tests/conftest.py: no model to read photos with")
+        pytest.skip("no reader_models fixture in tests/conftest.py: no model to read photos with")
     from cribcam.vision import CardReader
 
     if model not in _READERS:

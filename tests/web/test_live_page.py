@@ -311,7 +311,7 @@ def test_over_https_with_the_self_signed_certificate_the_camera_works(playwright
 # --- a clip of real-looking hands, read by the shipped model ---------------------------------
 
 
-def test_the_page_locks_onto_each_hand_of_a_clip_in_turn(shipped_model, tmp_path, playwright,
+def test_the_page_locks_onto_each_hand_of_a_clip_in_turn(shipped_models, tmp_path, playwright,
                                                          live_tabs):
     from cribcam.datagen.clips import ClipSpec, write_clip
     from cribcam.datagen.decks import DeckArtError, load_decks
@@ -323,7 +323,7 @@ def test_the_page_locks_onto_each_hand_of_a_clip_in_turn(shipped_model, tmp_path
         pytest.skip(f"deck art unavailable: {exc}")
     clip = tmp_path / "clip.y4m"
     record = write_clip(clip, ClipSpec(hands=3, hold_seconds=4.0, seed=7), decks)
-    app = create_app({"TESTING": True}, reader=CardReader(shipped_model))
+    app = create_app({"TESTING": True}, reader=CardReader(shipped_models))
     with chromium(playwright, ALLOW_CAMERA, FAKE_CAMERA,
                   f"--use-file-for-fake-video-capture={clip}") as browser:
         tab = live_tabs.open(browser, app)

@@ -1,4 +1,4 @@
-"""/api/read on a real ONNX model (tests/conftest.py's ``detector_model``; skipped without).
+"""/api/read on a real ONNX model (tests/conftest.py's ``reader_models``; skipped without).
 
 What the cards are is the reader's business (tests/vision); here the real runtime runs
 behind the API: every photo gets the `cribcam read --json` record, odd images a clear answer.

@@ -1,8 +1,9 @@
-"""The card-corner detector at run time: an ONNX model run by onnxruntime on the CPU.
+"""The index finder at run time: a one-class YOLO model run by onnxruntime on the CPU.
 
-Torch and ultralytics are only needed to train; reading cards needs onnxruntime, OpenCV
-and numpy. Photos much larger than the model's input are also read in overlapping tiles, so
-that the small indices of a whole table in view stay large enough to be found.
+It says where printed indices (rank + suit corners) are, not which card they show: that is
+the classifier's job. Torch and ultralytics are only needed to train; finding needs
+onnxruntime, OpenCV and numpy. Photos much larger than the model's input are also read in
+overlapping tiles, so that the small indices of a whole table in view stay large enough.
 """
 
 from __future__ import annotations
@@ -13,56 +14,41 @@ import cv2
 import numpy as np
 
 from cribcam.vision.detections import Detections, suppress
+from cribcam.vision.models import onnx_session
 
-MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
-DEFAULT_MODEL = MODELS_DIR / "cribcam-cards.onnx"
 PAD_VALUE = 114  # the grey ultralytics pads letterboxed images with
 
 
-class ModelMissingError(RuntimeError):
-    """No detector weights where they were expected."""
-
-
-class Detector:
+class IndexFinder:
     """Finds printed card indices in a BGR image.
 
     Args:
-        model_path: the ONNX file; defaults to the bundled ``models/cribcam-cards.onnx``.
-        conf: minimum class score for a box.
-        iou: overlap above which two boxes are one index (class-agnostic).
+        path: the finder's ONNX file.
+        conf: minimum score for a box; low, since the classifier rejects what is no index.
+        iou: overlap above which two boxes are one index.
         tile: also read tiles when the image is at least this many times the input size.
         threads: onnxruntime intra-op threads (0: onnxruntime decides).
     """
 
-    def __init__(self, model_path: str | Path | None = None, conf: float = 0.25, iou: float = 0.5,
-                 tile: float = 1.6, threads: int = 0):
-        import onnxruntime as ort  # imported here so the scoring core never needs it
-
-        path = Path(model_path) if model_path else DEFAULT_MODEL
-        if not path.is_file():
-            raise ModelMissingError(f"no detector model at {path}: train one with `cribcam train` "
-                                    f"or pass the path of an .onnx file")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.log_severity_level = 3
-        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    def __init__(self, path: Path, conf: float = 0.1, iou: float = 0.5, tile: float = 1.6, threads: int = 0):
+        self.session = onnx_session(path, threads)
         model_input = self.session.get_inputs()[0]
         self.input_name = model_input.name
-        height, width = model_input.shape[2:]
+        height = model_input.shape[2]
         self.imgsz = int(height) if isinstance(height, int) else 640
         self.conf, self.iou, self.tile = conf, iou, tile
-        self.path = path
+        self.path = Path(path)
 
     def __call__(self, image: np.ndarray) -> Detections:
-        """Detects index corners in a BGR uint8 image; boxes come back in its pixels."""
+        """Index boxes in a BGR uint8 image, in its pixels, with one score column."""
         height, width = image.shape[:2]
-        parts = [self._detect(image, 0, 0)]
+        parts = [self._find(image, 0, 0)]
         if max(height, width) >= self.tile * self.imgsz:
-            parts += [self._detect(image[y:y + h, x:x + w], x, y)
+            parts += [self._find(image[y:y + h, x:x + w], x, y)
                       for x, y, w, h in _tiles(width, height, self.imgsz)]
-        return suppress(Detections.merge(parts), self.iou)
+        return suppress(Detections.merge(parts), self.iou) if len(parts) > 1 else parts[0]
 
-    def _detect(self, image: np.ndarray, dx: int, dy: int) -> Detections:
+    def _find(self, image: np.ndarray, dx: int, dy: int) -> Detections:
         blob, scale, (pad_x, pad_y) = letterbox(image, self.imgsz)
         output = self.session.run(None, {self.input_name: blob})[0][0]
         found = Detections.from_yolo_output(output, self.conf)

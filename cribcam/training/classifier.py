@@ -1,0 +1,363 @@
+"""Training the index classifier: a small CNN reading a crop of one index into rank and suit.
+
+Two heads, so that every rank learns from all four suits and every suit from all thirteen
+ranks: a 14-way rank head (the 13 ranks and "no index", for pips, court art, card backs and
+table clutter that the finder, run at a low threshold, boxes by mistake) and a 4-way suit
+head. Exported, the model answers 53 probabilities per crop: the 52 cards (rank probability
+times suit probability, columns in ``CARD_CODES`` order) and "no index".
+
+Crops come from the scenes of `cribcam data build` (every labelled index; negatives from card
+faces and the table away from every printed corner) and from the real training photos, cut
+with twice the context that the classifier reads (``CONTEXT``), so that each step can draw a
+fresh crop from them: shifted, scaled, turned and squashed as a finder's box might be, then
+relit, recoloured, blurred and noised.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from cribcam.datagen import yolo
+from cribcam.scoring.cards import RANKS
+from cribcam.vision.crops import CROP_SIZE, MARGIN, crop_square
+
+CONTEXT = 2.0  # bank patches span this many times an index box's longer side
+PATCH = 96  # pixels a side of a bank patch
+NO_INDEX = len(RANKS)  # the rank head's extra class
+
+
+@dataclass
+class CropBank:
+    """Context patches around indices (rank, suit) and around things that are not indices.
+
+    Attributes:
+        patches: (n, PATCH, PATCH, 3) uint8 BGR.
+        rank: (n,) int64, 0-12 for a rank, ``NO_INDEX`` for no index.
+        suit: (n,) int64, 0-3 (meaningless for no index).
+        real: (n,) bool, cut from a real photo.
+    """
+
+    patches: np.ndarray
+    rank: np.ndarray
+    suit: np.ndarray
+    real: np.ndarray
+
+    def __post_init__(self) -> None:
+        n = len(self.patches)
+        if not len(self.rank) == len(self.suit) == len(self.real) == n:
+            raise ValueError("a crop bank's arrays must have one entry per patch")
+
+    def __len__(self) -> int:
+        return len(self.patches)
+
+    @classmethod
+    def merge(cls, banks: list["CropBank"]) -> "CropBank":
+        return cls(*(np.concatenate([getattr(b, k) for b in banks]) for k in ("patches", "rank", "suit", "real")))
+
+    def groups(self) -> dict[str, np.ndarray]:
+        """Indices of the four kinds of patches that a batch is mixed from."""
+        index = self.rank != NO_INDEX
+        return {"synthetic": np.flatnonzero(index & ~self.real), "real": np.flatnonzero(index & self.real),
+                "negative": np.flatnonzero(~index)}
+
+
+def _patch(image: np.ndarray, box) -> np.ndarray:
+    x1, y1, x2, y2 = box
+    return crop_square(image, ((x1 + x2) / 2, (y1 + y2) / 2), max(x2 - x1, y2 - y1) * CONTEXT, PATCH)
+
+
+def _card_index(code: str) -> tuple[int, int]:
+    from cribcam.scoring.cards import CARD_CODES
+
+    position = CARD_CODES.index(code)  # suit-major: AC..KC, AD..KD, ...
+    return position % 13, position // 13
+
+
+def _negatives(rng, image: np.ndarray, avoid: np.ndarray, sizes: np.ndarray, count: int,
+               inside: list[np.ndarray]) -> list[np.ndarray]:
+    """Patches of index-sized squares whose centre is clear of every printed corner.
+
+    Half are drawn inside a card's outline (pips, court art, backs), the rest anywhere.
+    """
+    height, width = image.shape[:2]
+    typical = float(np.median(sizes)) if len(sizes) else 24.0
+    found, tries = [], 0
+    while len(found) < count and tries < count * 20:
+        tries += 1
+        side = typical * rng.uniform(0.7, 1.6)
+        if inside and rng.random() < 0.5:
+            poly = inside[int(rng.integers(len(inside)))]
+            lo, hi = poly.min(axis=0), poly.max(axis=0)
+            point = rng.uniform(lo, hi)
+            if cv2.pointPolygonTest(poly.astype(np.float32), (float(point[0]), float(point[1])), False) < 0:
+                continue
+        else:
+            point = rng.uniform([0, 0], [width, height])
+        if len(avoid):
+            centres, reach = avoid[:, :2], avoid[:, 2]
+            if (np.linalg.norm(centres - point, axis=1) < reach + side * 0.5).any():
+                continue
+        half = side / 2
+        found.append(_patch(image, (point[0] - half, point[1] - half, point[0] + half, point[1] + half)))
+    return found
+
+
+def bank_from_scenes(data_dir: Path, part: str, seed: int, negatives_per_index: float = 1.0) -> CropBank:
+    """Patches of every labelled index of a built synthetic set, and as many negatives."""
+    rng = np.random.default_rng(seed)
+    patches, ranks, suits = [], [], []
+    for meta_path in sorted((data_dir / "meta" / part).glob("*.json")):
+        record = json.loads(meta_path.read_text())
+        image = cv2.imread(str(data_dir / "images" / part / record["image"]))
+        labels = yolo.read_labels(data_dir / "labels" / part / f"{meta_path.stem}.txt", *image.shape[1::-1])
+        for code, box in labels:
+            patches.append(_patch(image, box))
+            rank, suit = _card_index(code)
+            ranks.append(rank)
+            suits.append(suit)
+        # Every printed corner, labelled or not, is kept clear of negatives: a half-hidden
+        # index is still an index, and must not be taught as "no index".
+        quads = [np.array(c["quad"]) for card in record["cards"] for c in card.get("corners", []) if c["quad"]]
+        avoid = np.array([[*q.mean(axis=0), (q.max(axis=0) - q.min(axis=0)).max()] for q in quads]).reshape(-1, 3)
+        outlines = [np.array(card["polygon"]) for card in record["cards"] if card["polygon"]]
+        sizes = np.array([max(b[2] - b[0], b[3] - b[1]) for _, b in labels])
+        wanted = int(rng.poisson(negatives_per_index * max(len(labels), 2)))
+        negatives = _negatives(rng, image, avoid, sizes, wanted, outlines)
+        patches += negatives
+        ranks += [NO_INDEX] * len(negatives)
+        suits += [0] * len(negatives)
+    n = len(patches)
+    return CropBank(np.array(patches, np.uint8).reshape(n, PATCH, PATCH, 3), np.array(ranks, np.int64),
+                    np.array(suits, np.int64), np.zeros(n, bool))
+
+
+def bank_from_labelled_photos(images: Path, labels: dict, seed: int, negatives_per_index: float = 0.5) -> CropBank:
+    """Patches of the labelled index boxes of real photos (labels in the `cribcam eval` format).
+
+    Negatives are taken well clear of every labelled box: a real photo's unlabelled print is
+    not known, so only places far from any card corner are taken for "no index".
+    """
+    rng = np.random.default_rng(seed)
+    patches, ranks, suits = [], [], []
+    for name in sorted(labels):
+        image = cv2.imread(str(images / name))
+        if image is None:
+            continue
+        boxes = [(c["card"], c["box"]) for c in labels[name]["cards"]]
+        for code, box in boxes:
+            patches.append(_patch(image, box))
+            rank, suit = _card_index(code)
+            ranks.append(rank)
+            suits.append(suit)
+        sizes = np.array([max(b[2] - b[0], b[3] - b[1]) for _, b in boxes])
+        avoid = np.array([[(b[0] + b[2]) / 2, (b[1] + b[3]) / 2, 2.5 * max(b[2] - b[0], b[3] - b[1])]
+                          for _, b in boxes]).reshape(-1, 3)
+        negatives = _negatives(rng, image, avoid, sizes, int(rng.poisson(negatives_per_index * max(len(boxes), 2))), [])
+        patches += negatives
+        ranks += [NO_INDEX] * len(negatives)
+        suits += [0] * len(negatives)
+    n = len(patches)
+    return CropBank(np.array(patches, np.uint8).reshape(n, PATCH, PATCH, 3), np.array(ranks, np.int64),
+                    np.array(suits, np.int64), np.ones(n, bool))
+
+
+def augment(rng: np.random.Generator, patches: np.ndarray) -> np.ndarray:
+    """Classifier crops (n, CROP_SIZE, CROP_SIZE, 3) uint8 drawn from bank patches.
+
+    The geometry stands in for the finder's boxes (looser or tighter, off centre, a little
+    turned or squashed); the photometry for cameras, light and decks the scenes lack (light
+    print on dark faces, colour casts, washed-out red, blur, noise).
+    """
+    n = len(patches)
+    nominal = PATCH * (1 + 2 * MARGIN) / CONTEXT  # the crop's side in patch pixels for an exact box
+    out = np.empty((n, CROP_SIZE, CROP_SIZE, 3), np.uint8)
+    for i in range(n):
+        side = nominal * rng.uniform(0.85, 1.5)
+        angle = rng.normal(0, 8) if rng.random() < 0.7 else 0.0
+        squash = rng.uniform(0.88, 1.12)
+        shift = rng.uniform(-0.12, 0.12, 2) * nominal
+        scale = CROP_SIZE / side
+        matrix = cv2.getRotationMatrix2D((PATCH / 2 + shift[0], PATCH / 2 + shift[1]), angle, scale)
+        matrix[:, 2] += CROP_SIZE / 2 - (PATCH / 2 + shift)
+        matrix[0] *= squash
+        out[i] = cv2.warpAffine(patches[i], matrix, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_AREA,
+                                borderMode=cv2.BORDER_REPLICATE)
+        if rng.random() < 0.3:
+            small = max(8, int(CROP_SIZE * rng.uniform(0.3, 0.8)))
+            out[i] = cv2.resize(cv2.resize(out[i], (small, small), interpolation=cv2.INTER_AREA),
+                                (CROP_SIZE, CROP_SIZE), interpolation=cv2.INTER_LINEAR)
+        if rng.random() < 0.25:
+            out[i] = cv2.GaussianBlur(out[i], (0, 0), rng.uniform(0.5, 1.4))
+    x = out.astype(np.float32) / 255.0
+    grey = x.mean(axis=3, keepdims=True)
+    fade = np.where(rng.random((n, 1, 1, 1)) < 0.3, rng.uniform(0.4, 1.0, (n, 1, 1, 1)), 0.0)
+    x = x * (1 - fade) + grey * fade  # washed-out or grey prints: suits by shape, not only colour
+    swap = rng.random(n) < 0.1
+    x[swap] = x[swap][..., rng.permutation(3)]
+    x = x * rng.uniform(0.8, 1.2, (n, 1, 1, 3))  # colour cast
+    mean = x.mean(axis=(1, 2, 3), keepdims=True)
+    x = (x - mean) * rng.uniform(0.55, 1.4, (n, 1, 1, 1)) + mean + rng.uniform(-0.25, 0.25, (n, 1, 1, 1))
+    x = np.clip(x, 0, 1) ** rng.uniform(0.6, 1.6, (n, 1, 1, 1))
+    invert = rng.random(n) < 0.1  # light print on dark faces
+    x[invert] = 1 - x[invert]
+    x = x + rng.normal(0, 1, (n, 1, 1, 1)).clip(0) * 0.03 * rng.standard_normal(x.shape).astype(np.float32)
+    return (np.clip(x, 0, 1) * 255).astype(np.uint8)
+
+
+def build_model():
+    """The classifier network: about 0.3 M parameters, 48x48 BGR-as-RGB input in [0, 1]."""
+    import torch.nn as nn
+
+    def conv(cin: int, cout: int, stride: int = 1):
+        return [nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.SiLU(inplace=True)]
+
+    class IndexNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.features = nn.Sequential(
+                *conv(3, 24, 2), *conv(24, 32),      # 24 x 24
+                *conv(32, 48, 2), *conv(48, 48),     # 12 x 12
+                *conv(48, 96, 2), *conv(96, 96),     # 6 x 6
+                *conv(96, 160, 2),                   # 3 x 3
+                nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1))
+            self.rank = nn.Linear(160, NO_INDEX + 1)
+            self.suit = nn.Linear(160, 4)
+
+        def forward(self, x):
+            features = self.features(x)
+            return self.rank(features), self.suit(features)
+
+    return IndexNet()
+
+
+def card_probabilities(model, x):
+    """(n, 53): the 52 cards' probabilities in ``CARD_CODES`` order, then "no index"."""
+    import torch
+
+    rank_logits, suit_logits = model(x)
+    rank = torch.softmax(rank_logits, dim=1)
+    suit = torch.softmax(suit_logits, dim=1)
+    cards = suit[:, :, None] * rank[:, None, :NO_INDEX]  # (n, suit, rank): suit-major like CARD_CODES
+    return torch.cat([cards.flatten(1), rank[:, NO_INDEX:]], dim=1)
+
+
+class _Batches:
+    """Mixes each batch from the bank's kinds in fixed shares, drawing crops afresh each time."""
+
+    SHARES = {"synthetic": 0.57, "real": 0.15, "negative": 0.28}
+
+    def __init__(self, bank: CropBank, batch: int, rng: np.random.Generator):
+        self.bank, self.batch, self.rng = bank, batch, rng
+        self.groups = {k: v for k, v in bank.groups().items() if len(v)}
+        total = sum(self.SHARES[k] for k in self.groups)
+        self.counts = {k: round(batch * self.SHARES[k] / total) for k in self.groups}
+
+    def next(self):
+        import torch
+
+        chosen = np.concatenate([self.rng.choice(self.groups[k], n) for k, n in self.counts.items()])
+        crops = augment(self.rng, self.bank.patches[chosen])
+        x = torch.from_numpy(crops[..., ::-1].transpose(0, 3, 1, 2).copy()).float() / 255.0
+        return x, torch.from_numpy(self.bank.rank[chosen]), torch.from_numpy(self.bank.suit[chosen])
+
+
+def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: int, lr: float, seed: int,
+                     start_from: Path | None = None, log=print, save_every: float = 120.0) -> Path:
+    """Trains for ``minutes`` of wall-clock in all, resuming from ``checkpoint`` if it is there.
+
+    Args:
+        bank: the crops to learn from.
+        checkpoint: where the state is saved every ``save_every`` seconds and at the end.
+        minutes: the training time in all, over every resumed run.
+        batch: crops per step.
+        lr: AdamW's peak learning rate (cosine schedule over ``minutes``).
+        seed: random seed.
+        start_from: weights to fine-tune from when there is no checkpoint yet (teaching a deck).
+        log: where progress lines go.
+
+    Returns:
+        ``checkpoint``, holding the weights under "model".
+    """
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(seed)
+    model = build_model()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    state = {"seconds": 0.0, "steps": 0}
+    if checkpoint.is_file():
+        saved = torch.load(checkpoint, map_location="cpu", weights_only=False)
+        model.load_state_dict(saved["model"])
+        optimizer.load_state_dict(saved["optimizer"])
+        state = saved["state"]
+        log(f"classifier: resuming at {state['seconds'] / 60:.1f} of {minutes:.0f} min, step {state['steps']}")
+    elif start_from is not None:
+        model.load_state_dict(torch.load(start_from, map_location="cpu", weights_only=False)["model"])
+    batches = _Batches(bank, batch, np.random.default_rng([seed, state["steps"]]))
+    budget = minutes * 60
+    model.train()
+    last_save = last_log = time.monotonic()
+    clock = time.monotonic() - state["seconds"]
+    while state["seconds"] < budget:
+        for group in optimizer.param_groups:  # cosine over the wall-clock budget, 2 % warm-up
+            progress = state["seconds"] / budget
+            group["lr"] = lr * min(1.0, progress / 0.02 + 0.05) * 0.5 * (1 + np.cos(np.pi * progress))
+        x, rank, suit = batches.next()
+        rank_logits, suit_logits = model(x)
+        is_index = rank != NO_INDEX
+        loss = F.cross_entropy(rank_logits, rank, label_smoothing=0.05)
+        if is_index.any():
+            loss = loss + F.cross_entropy(suit_logits[is_index], suit[is_index], label_smoothing=0.05)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        state["steps"] += 1
+        now = time.monotonic()
+        state["seconds"] = now - clock
+        if now - last_log >= 30:
+            log(f"classifier: step {state['steps']}, loss {loss.item():.3f}, "
+                f"{state['seconds'] / 60:.1f} of {minutes:.0f} min, about {(budget - state['seconds']) / 60:.0f} min left")
+            last_log = now
+        if now - last_save >= save_every:
+            _save(checkpoint, model, optimizer, state)
+            last_save = now
+    _save(checkpoint, model, optimizer, state)
+    return checkpoint
+
+
+def _save(path: Path, model, optimizer, state: dict) -> None:
+    import torch
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "state": dict(state)}, partial)
+    partial.replace(path)  # a cut mid-write never leaves a broken checkpoint
+
+
+def export_classifier(checkpoint: Path, out: Path) -> Path:
+    """Writes the ONNX classifier: (n, 3, 48, 48) RGB in [0, 1] to (n, 53) probabilities."""
+    import torch
+
+    model = build_model()
+    model.load_state_dict(torch.load(checkpoint, map_location="cpu", weights_only=False)["model"])
+    model.eval()
+
+    class Probabilities(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = model
+
+        def forward(self, x):
+            return card_probabilities(self.net, x)
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(Probabilities(), torch.zeros(1, 3, CROP_SIZE, CROP_SIZE), str(out),
+                      input_names=["crops"], output_names=["cards"], opset_version=17,
+                      dynamic_axes={"crops": {0: "n"}, "cards": {0: "n"}}, dynamo=False)
+    return out

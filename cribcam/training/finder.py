@@ -1,0 +1,213 @@
+"""Training the index finder: a one-class YOLO detector, trained on crops around the indices.
+
+On two CPU cores a detector trained on whole 640-pixel scenes pays for every pixel of table
+and card face in each step and learns next to nothing in an hour. The finder is trained on
+small crops cut around the labelled indices of the scenes at their native scale instead: every
+pixel a step pays for is near an index, and an index keeps the size it has in a 640 frame.
+YOLO is fully convolutional, so the trained model reads whole frames (and tiles) at run time.
+Which card an index shows is the classifier's job (``training.classifier``): one class here.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from cribcam.datagen import yolo
+
+CLASS_NAMES = ("index",)
+KEEP_SHARE = 0.6  # a box cut by a crop's edge is labelled when this share of it is inside
+
+
+def image_boxes(image_path: Path, data_dir: Path, part: str) -> tuple[np.ndarray, np.ndarray]:
+    """An image of a built data set and its index boxes (n, 4) in pixels, classes dropped."""
+    image = cv2.imread(str(image_path))
+    height, width = image.shape[:2]
+    label = data_dir / "labels" / part / f"{image_path.stem}.txt"
+    boxes = [box for _, box in yolo.read_labels(label, width, height)] if label.is_file() else []
+    return image, np.array(boxes, np.float32).reshape(-1, 4)
+
+
+def crop_windows(rng: np.random.Generator, boxes: np.ndarray, width: int, height: int, size: int,
+                 around: int, random_share: float) -> list[tuple[int, int]]:
+    """Top-left corners of the crops to cut from one image.
+
+    ``around`` crops each hold a randomly chosen index somewhere inside (not always in the
+    middle, so the finder never learns that indices sit at the centre); with probability
+    ``random_share`` one more crop is taken anywhere, often with no index in it at all.
+    """
+    windows = []
+    for _ in range(around if len(boxes) else 0):
+        x1, y1, x2, y2 = boxes[int(rng.integers(len(boxes)))]
+        low_x, high_x = x2 - size, x1  # the crop's left edge that keeps the box inside
+        low_y, high_y = y2 - size, y1
+        windows.append((int(rng.uniform(min(low_x, high_x), max(low_x, high_x))),
+                        int(rng.uniform(min(low_y, high_y), max(low_y, high_y)))))
+    if rng.random() < random_share:
+        windows.append((int(rng.integers(0, max(width - size, 0) + 1)),
+                        int(rng.integers(0, max(height - size, 0) + 1))))
+    return [(int(np.clip(x, 0, max(width - size, 0))), int(np.clip(y, 0, max(height - size, 0))))
+            for x, y in windows]
+
+
+def boxes_in_window(boxes: np.ndarray, x: int, y: int, size: int) -> np.ndarray:
+    """The boxes that are mostly inside a crop, clipped to it, in the crop's pixels."""
+    shifted = boxes - [x, y, x, y]
+    clipped = np.clip(shifted, 0, size)
+    area = (shifted[:, 2:] - shifted[:, :2]).prod(axis=1)
+    inside = (clipped[:, 2:] - clipped[:, :2]).clip(0).prod(axis=1)
+    keep = inside >= KEEP_SHARE * np.maximum(area, 1e-6)
+    return clipped[keep]
+
+
+def cut_finder_crops(sources: list[tuple[Path, str, int]], out: Path, out_part: str, size: int,
+                     seed: int, around: int = 2, random_share: float = 1 / 3) -> int:
+    """Cuts the finder's training or validation crops and writes them as a one-class YOLO set.
+
+    Args:
+        sources: (data set folder, part, times) triples: every image of the part is cut
+            ``times`` times, each time at other places.
+        out: the crop data set's folder.
+        out_part: its part to write ("train" or "val").
+        size: crop side in pixels.
+        seed: random seed (the same seed cuts the same crops).
+        around, random_share: as for ``crop_windows``.
+
+    Returns:
+        The number of crops written.
+    """
+    rng = np.random.default_rng(seed)
+    yolo.make_dirs(out, [out_part])
+    written = 0
+    for data_dir, part, times in sources:
+        for image_path in sorted((data_dir / "images" / part).glob("*.jpg")):
+            image, boxes = image_boxes(image_path, data_dir, part)
+            height, width = image.shape[:2]
+            padded = _pad_to(image, size)
+            for copy in range(times):
+                for k, (x, y) in enumerate(crop_windows(rng, boxes, width, height, size, around, random_share)):
+                    name = f"{data_dir.name}-{image_path.stem}-{copy}{k}"
+                    cv2.imwrite(str(out / "images" / out_part / f"{name}.jpg"), padded[y:y + size, x:x + size],
+                                [cv2.IMWRITE_JPEG_QUALITY, 92])
+                    inside = boxes_in_window(boxes, x, y, size)
+                    (out / "labels" / out_part / f"{name}.txt").write_text(
+                        "".join(f"0 {(a + c) / 2 / size:.6f} {(b + d) / 2 / size:.6f} "
+                                f"{(c - a) / size:.6f} {(d - b) / size:.6f}\n" for a, b, c, d in inside))
+                    written += 1
+    return written
+
+
+def _pad_to(image: np.ndarray, size: int) -> np.ndarray:
+    """Pads an image smaller than a crop with the letterbox grey, right and bottom."""
+    height, width = image.shape[:2]
+    if height >= size and width >= size:
+        return image
+    return cv2.copyMakeBorder(image, 0, max(0, size - height), 0, max(0, size - width),
+                              cv2.BORDER_CONSTANT, value=(114, 114, 114))
+
+
+def write_finder_data(out: Path, train: list[tuple[Path, str, int]], val: list[tuple[Path, str, int]],
+                      size: int, seed: int) -> Path:
+    """Cuts the train and val crops (once: a finished set is kept) and returns its data.yaml."""
+    done = out / "data.yaml"
+    if done.is_file():
+        return done
+    if out.exists():
+        shutil.rmtree(out)  # a half-written set from a cut run
+    counts = {part: cut_finder_crops(sources, out, part, size, seed + i)
+              for i, (part, sources) in enumerate((("train", train), ("val", val)))}
+    yolo.write_data_yaml(out, {"train": "images/train", "val": "images/val"},
+                         f"cribcam finder crops of {size} px: {counts['train']} train, {counts['val']} val",
+                         names=CLASS_NAMES)
+    return done
+
+
+def train_finder(data_yaml: Path, run_dir: Path, model: str, imgsz: int, hours: float, batch: int,
+                 lr: float, workers: int, seed: int, log=print) -> Path:
+    """Trains the finder for ``hours`` of wall-clock (or resumes the run in ``run_dir``).
+
+    Returns:
+        The best checkpoint (on the synthetic validation crops).
+    """
+    from ultralytics import YOLO
+
+    last = run_dir / "weights" / "last.pt"
+    if last.is_file() and _finished(last):
+        log(f"finder: {run_dir} has finished training")
+        return _best(run_dir)
+    started = time.monotonic()
+    if last.is_file():
+        log(f"finder: resuming {last}")
+        yolo_model = YOLO(str(last))
+        yolo_model.add_callback("on_fit_epoch_end", _progress(log, started))
+        yolo_model.train(resume=True, time=hours, workers=workers)
+    else:
+        yolo_model = YOLO(model)
+        yolo_model.add_callback("on_fit_epoch_end", _progress(log, started))
+        yolo_model.train(**finder_train_args(data_yaml, run_dir, imgsz, hours, batch, lr, workers, seed))
+    return _best(run_dir)
+
+
+def finder_train_args(data_yaml: Path, run_dir: Path, imgsz: int, hours: float, batch: int, lr: float,
+                      workers: int, seed: int) -> dict:
+    """The ultralytics arguments of a finder run (see the module docs for why these)."""
+    return dict(
+        data=str(data_yaml), project=str(run_dir.parent.resolve()), name=run_dir.name, exist_ok=True,
+        imgsz=imgsz, batch=batch, time=hours, epochs=1000, patience=1000, seed=seed, device="cpu",
+        workers=workers, cache="ram", single_cls=True,
+        # ultralytics' default optimizer picks MuSGD, whose orthogonalisation of every weight
+        # matrix took 65 % of a CPU step; AdamW does the same job at a third of the time.
+        optimizer="AdamW", lr0=lr, warmup_epochs=0.5, cos_lr=True,
+        # Crops are already cut at the scenes' scale: no mosaic; a mirrored index is no index.
+        mosaic=0.0, close_mosaic=0, fliplr=0.0, flipud=0.0, degrees=0.0, scale=0.3, translate=0.1,
+        hsv_h=0.02, hsv_s=0.6, hsv_v=0.5,
+        plots=False, verbose=False, amp=False, deterministic=False, val=True,
+    )
+
+
+def _progress(log, started: float):
+    def report(trainer) -> None:
+        elapsed = time.monotonic() - started
+        epochs, epoch = trainer.epochs, trainer.epoch + 1
+        left = max(0.0, trainer.args.time * 3600 - (time.time() - trainer.train_time_start))
+        map50 = trainer.metrics.get("metrics/mAP50(B)", float("nan"))
+        log(f"finder: epoch {epoch}/{epochs}, val mAP50 {map50:.3f}, "
+            f"{elapsed / 60:.1f} min this run, about {left / 60:.0f} min left")
+    return report
+
+
+def _finished(last: Path) -> bool:
+    import torch
+
+    checkpoint = torch.load(last, map_location="cpu", weights_only=False)
+    return checkpoint.get("epoch", 0) == -1  # ultralytics marks a finished run's last.pt so
+
+
+def _best(run_dir: Path) -> Path:
+    best = run_dir / "weights" / "best.pt"
+    return best if best.is_file() else run_dir / "weights" / "last.pt"
+
+
+def strip_checkpoint(checkpoint: Path, out: Path) -> Path:
+    """A copy of a finder checkpoint without its optimizer, in half precision (a few MB),
+    small enough to commit so that a later run can continue from it."""
+    from ultralytics.utils.torch_utils import strip_optimizer
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    strip_optimizer(str(checkpoint), str(out))
+    return out
+
+
+def export_finder(checkpoint: Path, out: Path, imgsz: int) -> Path:
+    """Exports the finder to ONNX at the run-time input size (it reads whole frames)."""
+    from ultralytics import YOLO
+
+    exported = Path(YOLO(str(checkpoint)).export(format="onnx", imgsz=imgsz, simplify=False,
+                                                 dynamic=False, opset=17))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(exported, out)
+    return out

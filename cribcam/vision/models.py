@@ -1,0 +1,43 @@
+"""Where the reader's two models live, and how an ONNX model is opened.
+
+A reader needs two files in one folder: ``finder.onnx`` (where the indices are) and
+``classifier.onnx`` (which card each index shows). The bundled ones are in ``models/``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
+FINDER_FILE = "finder.onnx"
+CLASSIFIER_FILE = "classifier.onnx"
+
+
+class ModelMissingError(RuntimeError):
+    """A model file is not where it was expected."""
+
+
+def model_files(folder: str | Path | None = None) -> tuple[Path, Path]:
+    """The finder's and the classifier's files in ``folder`` (the bundled models by default).
+
+    Raises:
+        ModelMissingError: either file is missing.
+    """
+    folder = Path(folder) if folder else MODELS_DIR
+    finder, classifier = folder / FINDER_FILE, folder / CLASSIFIER_FILE
+    missing = [p.name for p in (finder, classifier) if not p.is_file()]
+    if missing:
+        raise ModelMissingError(f"no card-reading model in {folder} ({' and '.join(missing)} missing): "
+                                f"train one with `cribcam train`, or pass a folder that holds "
+                                f"{FINDER_FILE} and {CLASSIFIER_FILE}")
+    return finder, classifier
+
+
+def onnx_session(path: Path, threads: int = 0):
+    """An onnxruntime CPU session for ``path``."""
+    import onnxruntime as ort  # imported here so the scoring core never needs it
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.log_severity_level = 3
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])

@@ -1,0 +1,69 @@
+"""The classifier's pieces: crop bank, augmentation, network, export to what the runtime reads."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from cribcam.scoring.cards import CARD_CODES  # noqa: E402
+from cribcam.training.classifier import (  # noqa: E402
+    NO_INDEX, PATCH, CropBank, augment, build_model, card_probabilities, export_classifier, train_classifier)
+from cribcam.vision.classifier import IndexClassifier  # noqa: E402
+from cribcam.vision.crops import CROP_SIZE  # noqa: E402
+
+
+def _bank(n=12) -> CropBank:
+    rng = np.random.default_rng(0)
+    patches = rng.integers(0, 255, (n, PATCH, PATCH, 3), dtype=np.uint8)
+    rank = np.array([i % 14 for i in range(n)])
+    return CropBank(patches, rank, np.array([i % 4 for i in range(n)]), np.arange(n) % 3 == 0)
+
+
+def test_a_bank_needs_one_label_per_patch():
+    with pytest.raises(ValueError, match="one entry per patch"):
+        CropBank(np.zeros((2, PATCH, PATCH, 3), np.uint8), np.zeros(3), np.zeros(2), np.zeros(2, bool))
+
+
+def test_bank_groups_split_indices_real_and_synthetic_from_negatives():
+    groups = _bank().groups()
+    assert sorted(np.concatenate(list(groups.values())).tolist()) == list(range(12))
+    bank = _bank()
+    assert (bank.rank[groups["negative"]] == NO_INDEX).all()
+    assert bank.real[groups["real"]].all() and not bank.real[groups["synthetic"]].any()
+
+
+def test_augmented_crops_have_the_classifier_input_size():
+    crops = augment(np.random.default_rng(0), _bank().patches)
+    assert crops.shape == (12, CROP_SIZE, CROP_SIZE, 3) and crops.dtype == np.uint8
+
+
+def test_card_probabilities_follow_card_codes_and_sum_to_one():
+    model = build_model().eval()
+    with torch.no_grad():
+        probabilities = card_probabilities(model, torch.rand(3, 3, CROP_SIZE, CROP_SIZE))
+    assert probabilities.shape == (3, len(CARD_CODES) + 1)
+    assert torch.allclose(probabilities.sum(dim=1), torch.ones(3), atol=1e-5)
+
+
+def test_card_columns_are_suit_major_like_card_codes():
+    class Fixed(torch.nn.Module):  # rank 5 (index 4) and suit D (index 1), sure of both
+        def forward(self, x):
+            rank = torch.full((len(x), NO_INDEX + 1), -30.0)
+            suit = torch.full((len(x), 4), -30.0)
+            rank[:, 4], suit[:, 1] = 30.0, 30.0
+            return rank, suit
+
+    probabilities = card_probabilities(Fixed(), torch.zeros(1, 3, 8, 8))
+    assert CARD_CODES[int(probabilities[0, :52].argmax())] == "5D"
+
+
+def test_training_resumes_and_exports_a_model_the_runtime_reads(tmp_path):
+    checkpoint = tmp_path / "c.pt"
+    train_classifier(_bank(), checkpoint, minutes=0.02, batch=8, lr=1e-3, seed=0, log=lambda m: None)
+    steps = torch.load(checkpoint, weights_only=False)["state"]["steps"]
+    train_classifier(_bank(), checkpoint, minutes=0.04, batch=8, lr=1e-3, seed=0, log=lambda m: None)
+    assert torch.load(checkpoint, weights_only=False)["state"]["steps"] > steps
+    onnx = export_classifier(checkpoint, tmp_path / "classifier.onnx")
+    image = np.random.default_rng(0).integers(0, 255, (200, 300, 3), dtype=np.uint8)
+    out = IndexClassifier(onnx)(image, np.array([[10, 10, 40, 50], [250, 150, 320, 230]], np.float32))
+    assert out.shape == (2, 53) and np.allclose(out.sum(axis=1), 1, atol=1e-4)

@@ -1,0 +1,34 @@
+"""The finder's training crops: every index somewhere inside, boxes kept only when mostly in."""
+
+import numpy as np
+
+from cribcam.training.finder import boxes_in_window, crop_windows
+
+
+def test_crops_around_an_index_hold_it_whole():
+    rng = np.random.default_rng(0)
+    boxes = np.array([[300, 200, 320, 230]], np.float32)
+    for x, y in crop_windows(rng, boxes, 640, 640, 96, around=20, random_share=0)[:20]:
+        assert x <= 300 and 320 <= x + 96 and y <= 200 and 230 <= y + 96
+
+
+def test_crop_windows_stay_inside_the_image():
+    rng = np.random.default_rng(1)
+    boxes = np.array([[0, 0, 12, 20], [620, 610, 640, 640]], np.float32)
+    for x, y in crop_windows(rng, boxes, 640, 640, 192, around=50, random_share=1.0):
+        assert 0 <= x <= 640 - 192 and 0 <= y <= 640 - 192
+
+
+def test_an_image_without_indices_gives_only_random_crops():
+    rng = np.random.default_rng(2)
+    windows = crop_windows(rng, np.zeros((0, 4), np.float32), 640, 640, 192, around=2, random_share=1.0)
+    assert len(windows) == 1
+
+
+def test_a_box_cut_by_the_crop_edge_is_kept_only_when_mostly_inside():
+    boxes = np.array([[10, 10, 30, 30],    # inside
+                      [90, 10, 110, 30],   # half out of a 100 crop: dropped
+                      [85, 50, 105, 70]],  # three quarters in: kept, clipped
+                     np.float32)
+    kept = boxes_in_window(boxes, 0, 0, 100)
+    assert kept.tolist() == [[10, 10, 30, 30], [85, 50, 100, 70]]
