@@ -62,7 +62,7 @@ def status():
 @bp.post("/count")
 def count():
     """Counts a hand: ``{"hand", "starter", "crib"?, "variant"?, "claim"?}`` in, the count out."""
-    body = _json_body()
+    body = json_body()
     hand = body.get("hand")
     if isinstance(hand, str):
         hand = hand.replace(",", " ").split()
@@ -148,7 +148,12 @@ def uploaded_image(upload):
     return image
 
 
-def _json_body() -> dict:
+def json_body(example: str = _EXAMPLE) -> dict:
+    """The JSON object this request sends, within ``MAX_JSON_BYTES``.
+
+    Args:
+        example: a body the endpoint takes, shown in the messages of a malformed one.
+    """
     limit = current_app.config["MAX_JSON_BYTES"]
     if request.content_length is not None and request.content_length > limit:
         return _too_large(limit)
@@ -158,9 +163,9 @@ def _json_body() -> dict:
     try:
         body = json.loads(data)
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
-        raise BadRequest(f"the body is not valid JSON; send {_EXAMPLE}") from None
+        raise BadRequest(f"the body is not valid JSON; send {example}") from None
     if not isinstance(body, dict):
-        raise BadRequest(f"the body must be a JSON object; send {_EXAMPLE}")
+        raise BadRequest(f"the body must be a JSON object; send {example}")
     return body
 
 

@@ -1,0 +1,100 @@
+"""The discard page in a real browser (Debian's Chromium, headless, driven by Playwright), used
+as a player uses it: type or tap the cards dealt, say whose crib it is, read the ranked
+options; photograph the deal. Screenshots go to test-artifacts/web/ (look at them)."""
+
+from __future__ import annotations
+
+from cribcam.scoring.discard import advise
+from cribcam.web import create_app
+
+from test_e2e import PHONE, browser, open_page, sync_api  # noqa: F401 (fixtures)
+from webtools import DATA, StubReader
+
+expect = sync_api.expect
+
+DEAL = ["5H", "5C", "6D", "JD", "QS", "KS"]
+
+
+def goto_discard(tab) -> None:
+    tab.page.goto(tab.url + "/discard")
+    expect(tab.page.locator("body.ready")).to_have_count(1)
+
+
+def row_cards(row, column: int) -> list[str]:
+    return row.locator("td").nth(column).locator(".mini").all_inner_texts()
+
+
+def expect_options(page, advice) -> None:
+    """The table shows ``advice``: every option, best first, its figures to 2 places."""
+    rows = page.locator("#options tr")
+    expect(rows).to_have_count(len(advice.options))
+    best = advice.best
+    expect(rows.first.locator("td.points")).to_have_text(
+        [f"{best.hand:.2f}", f"{best.crib:.2f}", f"{best.net:.2f}"])
+    expect(page.locator("#best strong")).to_have_text(f"{best.net:.2f}")
+    shown = [c.replace("♣", "C").replace("♦", "D").replace("♥", "H").replace("♠", "S")
+             for c in row_cards(rows.first, 0)]
+    assert shown == [c.code.replace("T", "10") for c in best.discard]
+
+
+def test_typed_and_tapped_deals_are_ranked_for_the_dealer_and_the_pone(open_page):
+    tab = open_page()
+    page = tab.page
+    goto_discard(tab)
+    expect(page.locator("#advice-empty")).to_be_visible()
+
+    page.fill("#typed-cards", "5h 5c 6d jd qs ks")
+    page.click("#type-form button[type=submit]")
+    expect_options(page, advise(DEAL, dealer=True))
+    assert page.locator("#dealt-chips .chip").evaluate_all("cs => cs.map(c => c.dataset.card)") == DEAL
+    expect(page.locator("#advice-note")).to_contain_text("Net = hand + crib")
+    tab.shot("discard-01-dealer-desktop")
+
+    page.click("text=Theirs")
+    expect_options(page, advise(DEAL, dealer=False))
+    expect(page.locator("#advice-note")).to_contain_text("Net = hand − crib")
+
+    # Take the king back: five cards, one to the crib (three or four players)...
+    page.click('#dealt-chips .chip[data-card="KS"]')
+    expect_options(page, advise(DEAL[:5], dealer=False))
+    # ...or, in five-card cribbage, two of them.
+    page.click('input[name="variant"][value="five-card"] >> xpath=..')
+    expect_options(page, advise(DEAL[:5], dealer=False, variant="five-card"))
+
+    # A new deal tapped in: hearts 2 3 4, then spades 4 9 (the 4 of hearts is taken).
+    page.click("#clear-button")
+    expect(page.locator("#advice")).to_be_hidden()
+    page.click('#suit-buttons button[data-suit="H"]')
+    for rank in "234":
+        page.click(f'#rank-buttons button[data-rank="{rank}"]')
+    expect(page.locator("#advice-empty")).to_contain_text("Add 2 more cards")
+    page.click('#suit-buttons button[data-suit="S"]')
+    page.click('#rank-buttons button[data-rank="4"]')
+    page.click('#rank-buttons button[data-rank="9"]')
+    expect(page.locator('#rank-buttons button[data-rank="9"]')).to_be_disabled()
+    expect_options(page, advise(["2H", "3H", "4H", "4S", "9S"], dealer=False, variant="five-card"))
+
+
+def test_bad_typing_and_a_photo_without_a_model_say_what_is_wrong(open_page):
+    tab = open_page(viewport=PHONE)
+    page = tab.page
+    goto_discard(tab)
+    page.fill("#typed-cards", "5H 5C 6D JD QS 5H")
+    page.click("#type-form button[type=submit]")
+    expect(page.locator("#deal-error")).to_have_text("5H appears twice; a deck has one 5H")
+    expect(page.locator("#advice")).to_be_hidden()
+
+    page.set_input_files("#photo-input", str(DATA / "webcam-5-cards.jpg"))
+    expect(page.locator("#photo-status")).to_contain_text("no card-reading model")
+    expect(page.locator("#photo-status")).to_have_class("status error")
+    tab.shot("discard-02-errors-phone")
+
+
+def test_cards_read_from_a_photo_are_advised(open_page):
+    tab = open_page(create_app({"TESTING": True}, reader=StubReader(cards=DEAL)))
+    page = tab.page
+    goto_discard(tab)
+    page.set_input_files("#photo-input", str(DATA / "webcam-5-cards.jpg"))
+    expect(page.locator("#photo-status")).to_contain_text("6 cards read")
+    expect_options(page, advise(DEAL, dealer=True))
+    tab.shot("discard-03-photo-desktop")

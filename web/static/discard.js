@@ -1,0 +1,239 @@
+// cribcam discard advisor page. Plain JavaScript, no libraries.
+// The server works out every way to lay away (/api/discard) and reads photos (/api/read);
+// this page keeps the cards dealt (typed, tapped or read from a photo), whose crib it is and
+// the game, and shows the options as the server ranks them.
+import { $, capitalise, cardText, miniCards, send } from "./counting.js";
+
+const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"];
+const SUITS = { C: ["♣", "clubs"], D: ["♦", "diamonds"], H: ["♥", "hearts"], S: ["♠", "spades"] };
+const MOST_DEALT = 6;
+const FEWEST_DEALT = 5; // three or four players, or five-card cribbage
+
+const body = document.body;
+const maxUpload = Number(body.dataset.maxUpload) || 12 * 1024 * 1024;
+
+const deal = {
+  cards: [], // canonical codes ("5H", "TD"), in the order dealt
+  dealer: true,
+  variant: body.dataset.defaultVariant || "six-card",
+  suit: "H", // the suit the rank buttons add
+};
+let adviceSeq = 0;
+let photoSeq = 0;
+
+const isRed = (code) => code.endsWith("H") || code.endsWith("D");
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+// ---- the cards dealt -----------------------------------------------------------------------
+
+function chip(code) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "chip";
+  b.dataset.card = code;
+  const face = document.createElement("span");
+  face.className = "face " + (isRed(code) ? "red" : "black");
+  const rank = document.createElement("span");
+  rank.className = "rank";
+  rank.textContent = cardText(code).slice(0, -1);
+  const suit = document.createElement("span");
+  suit.className = "suit";
+  suit.textContent = SUITS[code[1]][0];
+  face.append(rank, suit);
+  b.append(face);
+  b.setAttribute("aria-label", `${cardText(code)}: tap to take it back`);
+  b.addEventListener("click", () => {
+    deal.cards = deal.cards.filter((c) => c !== code);
+    cardsChanged();
+  });
+  return b;
+}
+
+function renderCards() {
+  $("dealt-chips").replaceChildren(...deal.cards.map(chip));
+  for (const b of $("suit-buttons").children) b.setAttribute("aria-pressed", String(b.dataset.suit === deal.suit));
+  const full = deal.cards.length >= MOST_DEALT;
+  for (const b of $("rank-buttons").children) b.disabled = full || deal.cards.includes(b.dataset.rank + deal.suit);
+}
+
+function buildTapButtons() {
+  $("suit-buttons").replaceChildren(...Object.entries(SUITS).map(([s, [symbol, name]]) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = symbol;
+    b.className = s === "H" || s === "D" ? "red" : "black";
+    b.dataset.suit = s;
+    b.setAttribute("aria-label", name);
+    b.addEventListener("click", () => { deal.suit = s; renderCards(); });
+    return b;
+  }));
+  $("rank-buttons").replaceChildren(...RANKS.map((r) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = r === "T" ? "10" : r;
+    b.dataset.rank = r;
+    b.addEventListener("click", () => {
+      deal.cards.push(r + deal.suit);
+      cardsChanged();
+    });
+    return b;
+  }));
+}
+
+function showDealError(text) {
+  $("deal-error").textContent = text ? capitalise(text) : "";
+  $("deal-error").hidden = !text;
+}
+
+// The cards, whose crib or the game changed: ask the server again once a deal is complete.
+function cardsChanged() {
+  showDealError("");
+  renderCards();
+  const missing = FEWEST_DEALT - deal.cards.length;
+  if (missing > 0) {
+    adviceSeq++;
+    showAdvice(null);
+    $("advice-empty").textContent = deal.cards.length
+      ? `Add ${plural(missing, "more card")} (six are dealt; five with three or four players or in five-card cribbage).`
+      : "Enter the cards dealt to see every way to lay away, best first.";
+    return;
+  }
+  requestAdvice(deal.cards);
+}
+
+// ---- the advice ----------------------------------------------------------------------------
+
+// Asks the server to rank the ways to lay away `cards`. Resolves to the advice shown, or
+// null when the server refused the cards (its message is shown instead).
+async function requestAdvice(cards) {
+  const seq = ++adviceSeq;
+  const { ok, data } = await send("/api/discard", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ cards, dealer: deal.dealer, variant: deal.variant }),
+  });
+  if (seq !== adviceSeq) return undefined;
+  if (!ok) {
+    showDealError(data.error);
+    showAdvice(null);
+    return null;
+  }
+  showAdvice(data);
+  return data;
+}
+
+function numberCell(value) {
+  const td = document.createElement("td");
+  td.className = "points";
+  td.textContent = value.toFixed(2);
+  return td;
+}
+
+function showAdvice(data) {
+  $("advice").hidden = !data;
+  $("advice-empty").hidden = Boolean(data);
+  if (!data) return;
+  const best = data.options[0];
+  const worst = data.options[data.options.length - 1];
+  const strong = document.createElement("strong");
+  strong.textContent = best.net.toFixed(2);
+  $("best").replaceChildren("Best: lay away ", miniCards(best.discard), " ", strong, " expected");
+  $("spread").replaceChildren(
+    `The worst choice, laying away `, miniCards(worst.discard),
+    `, expects ${worst.net.toFixed(2)}: ${data.spread.toFixed(2)} points less.`);
+  $("options").replaceChildren(...data.options.map((option, i) => {
+    const tr = document.createElement("tr");
+    if (i === 0) tr.dataset.best = "true";
+    const discard = document.createElement("td");
+    discard.append(miniCards(option.discard));
+    const keep = document.createElement("td");
+    keep.append(miniCards(option.keep));
+    tr.append(discard, keep, numberCell(option.hand), numberCell(option.crib), numberCell(option.net));
+    return tr;
+  }));
+  const net = data.dealer ? "hand + crib: the crib is yours" : "hand − crib: the crib is the dealer's";
+  $("advice-note").textContent = `Expected points of the hand kept, over every starter, and of `
+    + `the crib, its other cards drawn from those you have not seen. Net = ${net}.`;
+}
+
+// ---- typing --------------------------------------------------------------------------------
+
+async function typedDeal(event) {
+  event.preventDefault();
+  const tokens = $("typed-cards").value.split(/[\s,]+/).filter(Boolean);
+  if (!tokens.length) {
+    showDealError("Type the cards dealt, like 5H 5C 6D JD QS KS.");
+    return;
+  }
+  // The server parses and checks the cards; a mistyped deal replaces the one before it.
+  deal.cards = [];
+  renderCards();
+  const data = await requestAdvice(tokens);
+  if (!data) return;
+  deal.cards = data.cards;
+  renderCards();
+}
+
+// ---- a photo of the cards dealt ------------------------------------------------------------
+
+function setPhotoStatus(text, isError) {
+  $("photo-status").textContent = capitalise(text);
+  $("photo-status").classList.toggle("error", Boolean(isError));
+}
+
+async function readPhoto(file) {
+  if (!file) return;
+  const seq = ++photoSeq;
+  if (file.size > maxUpload) {
+    setPhotoStatus(`The photo is over ${Math.floor(maxUpload / 1048576)} MB: send a smaller one.`, true);
+    return;
+  }
+  setPhotoStatus("Reading the cards…");
+  const form = new FormData();
+  form.append("image", file, file.name || "photo.jpg");
+  const { ok, data } = await send("/api/read", { method: "POST", body: form });
+  if (seq !== photoSeq) return;
+  if (!ok) {
+    setPhotoStatus(data.error, true);
+    return;
+  }
+  // /api/read reads a hand with its starter; here every card in view is a card dealt.
+  deal.cards = data.cards.map((c) => c.card);
+  const read = `${plural(deal.cards.length, "card")} read: check them, and tap one to take it back.`;
+  setPhotoStatus([read, ...data.problems.map(capitalise)].join(" "));
+  $("typed-cards").value = "";
+  cardsChanged();
+}
+
+// ---- start ---------------------------------------------------------------------------------
+
+function start() {
+  buildTapButtons();
+  $("type-form").addEventListener("submit", typedDeal);
+  for (const radio of document.querySelectorAll('input[name="whose"]')) {
+    radio.addEventListener("change", () => {
+      deal.dealer = document.querySelector('input[name="whose"]:checked').value === "dealer";
+      cardsChanged();
+    });
+  }
+  for (const radio of document.querySelectorAll('input[name="variant"]')) {
+    radio.addEventListener("change", () => {
+      deal.variant = document.querySelector('input[name="variant"]:checked').value;
+      cardsChanged();
+    });
+  }
+  $("clear-button").addEventListener("click", () => {
+    deal.cards = [];
+    $("typed-cards").value = "";
+    setPhotoStatus("");
+    cardsChanged();
+  });
+  $("photo-input").addEventListener("change", (event) => {
+    readPhoto(event.target.files && event.target.files[0]);
+    event.target.value = ""; // the same photo can be chosen again
+  });
+  cardsChanged();
+  body.classList.add("ready");
+}
+
+start();
