@@ -17,8 +17,12 @@ from pathlib import Path
 from typing import Callable
 
 import cv2
+import numpy as np
 
+from cribcam.vision.detections import box_iou
 from cribcam.vision.reading import Reading
+
+FOUND_IOU = 0.5  # a labelled index counts as found by a box overlapping it this much
 
 
 @dataclass
@@ -31,6 +35,8 @@ class Tally:
     true_cards: int = 0  # labelled cards found
     labelled: int = 0
     read: int = 0
+    boxes_labelled: int = 0  # index boxes, when the finder is measured too
+    boxes_found: int = 0  # ... of them overlapped by a finder box at IoU >= FOUND_IOU
 
     def add(self, labelled: set[str], read: set[str]) -> None:
         self.images += 1
@@ -46,7 +52,8 @@ class Tally:
                 "recall": _ratio(self.true_cards, self.labelled),
                 "precision": _ratio(self.true_cards, self.read),
                 "exact_hand_rate": _ratio(self.exact, self.hands),
-                "cards_labelled": self.labelled, "cards_read": self.read}
+                "cards_labelled": self.labelled, "cards_read": self.read,
+                "index_boxes_found": _ratio(self.boxes_found, self.boxes_labelled)}
 
 
 @dataclass
@@ -67,7 +74,7 @@ class Evaluation:
 
 
 def evaluate(read: Callable[[object], Reading], images: Path, labels: dict,
-             progress: Callable | None = None) -> Evaluation:
+             progress: Callable | None = None, find: Callable | None = None) -> Evaluation:
     """Runs ``read`` (a BGR image to a ``Reading``) over labelled images and tallies.
 
     Args:
@@ -75,6 +82,8 @@ def evaluate(read: Callable[[object], Reading], images: Path, labels: dict,
         images: the folder holding the labelled images.
         labels: parsed labels, in the shared real-photos format.
         progress: wraps the iteration (e.g. ``tqdm``), optional.
+        find: a BGR image to its (n, 4) finder boxes (``CardReader(...).find``), to measure
+            the share of labelled index boxes found as well; optional.
     """
     result = Evaluation()
     names = sorted(labels)
@@ -90,7 +99,20 @@ def evaluate(read: Callable[[object], Reading], images: Path, labels: dict,
         result.overall.add(labelled, read_set)
         result.subsets.setdefault(entry.get("subset", "all"), Tally()).add(labelled, read_set)
         result.confusions.update(_confusions(entry["cards"], reading))
+        if find is not None:
+            found = _boxes_found(entry["cards"], np.asarray(find(image), np.float32).reshape(-1, 4))
+            for tally in (result.overall, result.subsets[entry.get("subset", "all")]):
+                tally.boxes_labelled += len(entry["cards"])
+                tally.boxes_found += found
     return result
+
+
+def _boxes_found(labelled_boxes: list[dict], boxes: np.ndarray) -> int:
+    """How many labelled index boxes some found box overlaps at IoU >= ``FOUND_IOU``."""
+    if not labelled_boxes or not len(boxes):
+        return 0
+    labelled = np.array([label["box"] for label in labelled_boxes], np.float32)
+    return int((box_iou(labelled, boxes) >= FOUND_IOU).any(axis=1).sum())
 
 
 def load_labels(path: Path) -> dict:

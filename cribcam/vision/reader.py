@@ -50,21 +50,27 @@ class CardReader:
         self.finder = IndexFinder(finder, conf=finder_conf, threads=threads)
         self.classifier = IndexClassifier(classifier, threads=threads)
 
-    def detect(self, image: np.ndarray) -> tuple[Detections, np.ndarray, np.ndarray]:
-        """The classified index boxes of a BGR image, each box's finder score, and the
-        classifier's probability that the box holds no index.
+    def find(self, image: np.ndarray) -> Detections:
+        """The finder's index boxes in a BGR image's pixels, one score column.
 
-        The finder reads a copy scaled down to ``MAX_SIDE``; the classifier crops the photo
-        itself, so small print keeps every pixel the camera gave it.
+        The finder reads a copy scaled down to ``MAX_SIDE``: phone photos are 4000 px and more.
         """
         height, width = image.shape[:2]
         scale = min(1.0, MAX_SIDE / max(height, width))
         small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) \
             if scale < 1 else image
         found = self.finder(small)
-        boxes = found.xyxy / scale
-        probabilities = self.classifier(image, boxes)
-        return Detections(boxes, probabilities[:, :-1]), found.scores[:, 0], probabilities[:, -1]
+        return Detections(found.xyxy / scale, found.scores)
+
+    def detect(self, image: np.ndarray) -> tuple[Detections, np.ndarray, np.ndarray]:
+        """The classified index boxes of a BGR image, each box's finder score, and the
+        classifier's probability that the box holds no index.
+
+        The classifier crops the photo itself, so small print keeps every pixel it has.
+        """
+        found = self.find(image)
+        probabilities = self.classifier(image, found.xyxy)
+        return Detections(found.xyxy, probabilities[:, :-1]), found.scores[:, 0], probabilities[:, -1]
 
     def read(self, image: np.ndarray | None, expected: int | None = None) -> Reading:
         """Reads a BGR image.

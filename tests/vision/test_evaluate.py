@@ -51,6 +51,17 @@ def test_the_tallies(images):
     assert report["confusions"] == [{"labelled": "7C", "read": "7S", "times": 1}]
 
 
+def test_the_finder_alone_is_measured_by_boxes_found_at_iou_one_half(images):
+    def find(image):  # a: both boxes, the second shifted to IoU 0.6; b: one box at IoU 1/3
+        return {10: [_box(0), [105, 10, 125, 40]], 11: [[10, 10, 30, 40]], 12: []}[image.shape[1]]
+
+    report = evaluate(_read, images, LABELS, find=find).as_dict()
+    assert report["overall"]["index_boxes_found"] == 0.5  # 2 of the 4 labelled boxes
+    assert report["subsets"]["phone"]["index_boxes_found"] == 0.5
+    assert report["subsets"]["webcam"]["index_boxes_found"] is None  # no box labelled
+    assert evaluate(_read, images, LABELS).as_dict()["overall"]["index_boxes_found"] is None
+
+
 def test_a_missing_image_is_listed_not_counted(images):
     (images / "b.png").unlink()
     report = evaluate(_read, images, LABELS).as_dict()
