@@ -48,7 +48,7 @@ class Setup:
     Attributes:
         players: the names in seating order, clockwise (each player's left is the next).
         variant: ``six-card`` or ``five-card`` (two players only).
-        target: 121, or 61 (the usual game in five-card cribbage).
+        target: 121 or 61; 0 for the usual game: 121, and 61 in five-card cribbage.
         muggins: points a player overlooks in a claim go to an opponent.
         skunk: the skunk variation (121 only): a loser short of 91 loses a double game,
             short of 61 a quadruple one, instead of the lurch.
@@ -57,7 +57,7 @@ class Setup:
 
     players: tuple[str, ...]
     variant: str = rules.DEFAULT_VARIANT
-    target: int = 121
+    target: int = 0
     muggins: bool = False
     skunk: bool = False
     first_dealer: str = ""
@@ -79,6 +79,8 @@ class Setup:
                             f"{', '.join(rules.VARIANTS)}")
         if self.variant != "six-card" and len(players) != 2:
             raise GameError(f"{self.variant} cribbage is a game for two players")
+        if not self.target:
+            object.__setattr__(self, "target", 61 if self.variant == "five-card" else 121)
         if self.target not in TARGETS:
             raise GameError(f"a game is played to 121 or 61, not {self.target}")
         if self.skunk and self.target != 121:

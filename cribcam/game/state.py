@@ -404,7 +404,8 @@ class Game:
                       else self.setup.left_of(self.deal.dealer))
             return {"step": "deal", "player": dealer, "crib": False}
         whose = self.deal.order[0]
-        step = "play" if len(self.deal.order) > len(self.setup.players) else "show"
+        in_play = len(self.deal.order) > len(self.setup.players) and not self.deal.plays
+        step = "play" if in_play else "show"
         if whose == CRIB:
             return {"step": "show", "player": self.deal.dealer, "crib": True}
         return {"step": step, "player": whose, "crib": False}

@@ -78,11 +78,12 @@ def create_app(config: dict | None = None, reader=None) -> Flask:
             log.warning("no card-reading model (%s): photos answer 503; typed cards still count",
                         slot.error)
 
-    from cribcam.web import api, discard, live, pages
+    from cribcam.web import api, discard, game, live, pages
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(discard.bp)
+    app.register_blueprint(game.bp)
     live.init_app(app)
     _register_error_handlers(app)
     app.after_request(_security_headers)

@@ -41,3 +41,9 @@ def test_a_setup_round_trips_through_its_dict():
 def test_impossible_setups_are_refused(players, options, message):
     with pytest.raises(GameError, match=message):
         Setup(players, **options)
+
+
+def test_the_usual_length_of_a_game():
+    assert Setup(("A", "B")).target == 121
+    assert Setup(("A", "B"), variant="five-card").target == 61
+    assert Setup(("A", "B"), target=61).target == 61

@@ -1,0 +1,128 @@
+"""The scoreboard: the page ``/game`` and its JSON API under ``/api/games``.
+
+    POST /api/games                   {"players": ["Ann", "Bob"] or 2, "variant", "target",
+                                       "muggins", "skunk", "first_dealer"}: a new game (201)
+    GET  /api/games/ID                the state: scores, pegs, log, what comes next, result
+    POST /api/games/ID/entries        one entry (see ``cribcam.game.entries``): the new state
+    POST /api/games/ID/undo           drop the last entry: the state without it
+    POST /api/games/ID/next           the next game of the match, once this one is over (201)
+    GET  /api/games/ID/export         the setup, the log and the state as a JSON download
+
+Errors are ``{"error": "..."}``: 400 a malformed request or entry, 404 no such game, 409 an
+entry saved by someone else at the same moment, 422 an entry or setup the rules refuse (and
+cards that make no hand), 503 the game database cannot be used. A refused entry changes
+nothing. The games are kept in the database of ``GAME_DB`` in the app's config, else of
+``CRIBCAM_DB``, else in the user's data folder (``cribcam.game.store``).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from flask import Blueprint, current_app, jsonify, render_template, request
+
+from cribcam.game import EntryError, GameError, Setup
+from cribcam.game.store import GameConflict, GameNotFound, GameStore, StoreError
+from cribcam.web import api
+
+bp = Blueprint("game", __name__)
+
+# Bad input is answered as on the rest of the API: the same errors, the same statuses.
+for _handlers in api.bp.error_handler_spec[None].values():
+    for _error, _handler in _handlers.items():
+        bp.register_error_handler(_error, _handler)
+
+_STATUS = [(StoreError, 503), (GameNotFound, 404), (GameConflict, 409), (EntryError, 400),
+           (GameError, 422)]
+_store_lock = threading.Lock()
+
+
+@bp.errorhandler(GameError)
+def _game_error(exc: GameError):
+    status = next(code for kind, code in _STATUS if isinstance(exc, kind))
+    return jsonify(error=str(exc)), status
+
+
+def store() -> GameStore:
+    """The app's game store, opened on first use (so an app never playing opens no database)."""
+    with _store_lock:
+        if "cribcam.games" not in current_app.extensions:
+            current_app.extensions["cribcam.games"] = GameStore(current_app.config.get("GAME_DB"))
+        return current_app.extensions["cribcam.games"]
+
+
+@bp.get("/game")
+@bp.get("/game/<game_id>")
+def page(game_id: str | None = None):
+    """The scoreboard page; with an id it continues that game (its script loads the state)."""
+    return render_template("game.html", script="game.js", game_id=game_id or "")
+
+
+@bp.post("/api/games")
+def create():
+    setup = setup_from_json(_body())
+    game_id = store().create(setup)
+    return jsonify(store().state(game_id)), 201
+
+
+@bp.get("/api/games/<game_id>")
+def state(game_id: str):
+    return jsonify(store().state(game_id))
+
+
+@bp.post("/api/games/<game_id>/entries")
+def add(game_id: str):
+    store().add(game_id, _body())
+    return jsonify(store().state(game_id))
+
+
+@bp.post("/api/games/<game_id>/undo")
+def undo(game_id: str):
+    store().undo(game_id)
+    return jsonify(store().state(game_id))
+
+
+@bp.post("/api/games/<game_id>/next")
+def next_game(game_id: str):
+    return jsonify(store().state(store().next_game(game_id))), 201
+
+
+@bp.get("/api/games/<game_id>/export")
+def export(game_id: str):
+    response = jsonify(store().export(game_id))
+    response.headers["Content-Disposition"] = f'attachment; filename="cribcam-game-{game_id}.json"'
+    return response
+
+
+def setup_from_json(body: dict) -> Setup:
+    """A ``Setup`` from the JSON of ``POST /api/games``; EntryError for a malformed field."""
+    players = body.get("players", 2)
+    options = {}
+    for name, kind in [("variant", str), ("target", int), ("muggins", bool), ("skunk", bool),
+                       ("first_dealer", str)]:
+        value = body.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise EntryError(f'"{name}" must be {_KINDS[kind]}')
+        options[name] = value
+    if isinstance(players, int) and not isinstance(players, bool):
+        return Setup.for_count(players, **options)
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        raise EntryError('"players" must be a number of players or a list of names, like '
+                         '["Ann", "Bob"]')
+    return Setup(tuple(p.strip() for p in players), **options)
+
+
+_KINDS = {str: "a string", int: "a whole number", bool: "true or false"}
+
+
+def _body() -> dict:
+    limit = current_app.config["MAX_JSON_BYTES"]
+    if request.content_length is not None and request.content_length > limit:
+        raise api.BadRequest(f"the JSON body is over {limit // 1024} KB")
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        raise api.BadRequest('the body must be a JSON object, like {"type": "deal", '
+                             '"starter": "5D"}')
+    return body

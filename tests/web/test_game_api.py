@@ -1,0 +1,147 @@
+"""The scoreboard API: games created, entries added and undone, errors that change nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+DEAL = {"type": "deal", "starter": "5S"}
+PLAY = {"type": "play", "turns": ["B:KS", "A:5H", "B:3H", "A:5C", "B:2D", "A:5D", "B:AC", "A:JS"]}
+
+
+@pytest.fixture(autouse=True)
+def game_database(monkeypatch, tmp_path):
+    """Games go to a file of this test, never to the user's data folder."""
+    monkeypatch.setenv("CRIBCAM_DB", f"sqlite:///{tmp_path / 'games.sqlite3'}")
+
+
+def new_game(client, **setup) -> str:
+    response = client.post("/api/games", json=setup)
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()["id"]
+
+
+def add(client, game_id, entry, status=200) -> dict:
+    response = client.post(f"/api/games/{game_id}/entries", json=entry)
+    assert response.status_code == status, response.get_json()
+    return response.get_json()
+
+
+def scores(state) -> list[int]:
+    return [side["score"] for side in state["sides"]]
+
+
+def test_a_deal_entered_and_undone(client):
+    game_id = new_game(client, players=["Ann", "Bob"], muggins=True)
+    state = client.get(f"/api/games/{game_id}").get_json()
+    assert state["setup"] == {"players": ["Ann", "Bob"], "variant": "six-card", "target": 121,
+                              "muggins": True, "skunk": False, "first_dealer": "Ann"}
+    assert state["next"] == {"step": "deal", "player": "Ann", "crib": False}
+    add(client, game_id, DEAL)
+    turns = [t.replace("A:", "Ann:").replace("B:", "Bob:") for t in PLAY["turns"]]
+    state = add(client, game_id, {"type": "play", "turns": turns})
+    assert scores(state) == [3, 2]
+    state = add(client, game_id, {"type": "show", "cards": "AC 2D 3H KS", "claim": "5"})
+    assert scores(state) == [5, 7]  # Bob's run overlooked: Ann takes 2
+    assert state["log"][-1]["scored"] == [
+        {"side": "Bob", "points": 5, "reason": "Bob's hand (claimed 5)"},
+        {"side": "Ann", "points": 2, "reason": "muggins: Ann takes 2 overlooked in Bob's hand"}]
+    state = client.post(f"/api/games/{game_id}/undo").get_json()
+    assert scores(state) == [3, 2] and len(state["log"]) == 2
+    assert state["next"] == {"step": "show", "player": "Bob", "crib": False}
+
+
+BAD = [
+    ({"type": "play", "turns": ["B:KS", "A:5S"]}, 422, "5S is the starter"),
+    ({"type": "play", "turns": ["B:KS", "A:KS"] + PLAY["turns"][2:]}, 422, "KS is played 2 times"),
+    ({"type": "play", "turns": ["B:KS", "A:5H"]}, 422, "the play must hold every card"),
+    ({"type": "play", "turns": "B:KS A:5H=three"}, 422, "is not a turn"),
+    ({"type": "peg", "player": "B", "points": 40}, 400, "one card pegs 1 to 15"),
+    ({"type": "show", "claim": -3}, 400, '"claim" is -3: points are never negative'),
+    ({"type": "show", "claim": "seven"}, 400, '"claim" must be a whole number of points'),
+    ({"type": "show", "claim": 27}, 422, "no hand or crib scores 27"),
+    ({"type": "show", "cards": ["AC", "2D", "3H", "ZZ"]}, 422, "'ZZ' is not a card"),
+    ({"type": "deal"}, 422, "deal 1 is not finished"),
+    ({"type": "fold"}, 400, "unknown entry type 'fold'"),
+    (["deal"], 400, "the body must be a JSON object"),
+]
+
+
+@pytest.mark.parametrize("entry, status, message", BAD, ids=[m[:30] for _, _, m in BAD])
+def test_bad_entries_are_refused_and_the_saved_game_is_unchanged(client, entry, status, message):
+    game_id = new_game(client)
+    add(client, game_id, DEAL)
+    before = client.get(f"/api/games/{game_id}/export").get_json()
+    error = add(client, game_id, entry, status)["error"]
+    assert message in error
+    assert client.get(f"/api/games/{game_id}/export").get_json() == before
+
+
+def test_a_hand_holding_a_card_the_other_player_played(client):
+    game_id = new_game(client)
+    add(client, game_id, DEAL)
+    add(client, game_id, PLAY)
+    before = client.get(f"/api/games/{game_id}").get_json()
+    error = add(client, game_id, {"type": "show", "cards": ["AC", "2D", "3H", "5D"]}, 422)
+    assert error == {"error": "5D was played by A; it cannot be in B's hand"}
+    assert client.get(f"/api/games/{game_id}").get_json() == before
+
+
+def test_not_json_and_no_such_game(client):
+    game_id = new_game(client)
+    response = client.post(f"/api/games/{game_id}/entries", data="deal",
+                           content_type="application/json")
+    assert response.status_code == 400 and "JSON object" in response.get_json()["error"]
+    for response in (client.get("/api/games/nope"), client.post("/api/games/nope/undo"),
+                     client.post("/api/games/nope/entries", json=DEAL)):
+        assert response.status_code == 404
+        assert response.get_json() == {"error": "no game 'nope'"}
+    response = client.post(f"/api/games/{game_id}/undo")
+    assert response.status_code == 422
+    assert response.get_json() == {"error": "nothing to undo: the game has no entries"}
+
+
+@pytest.mark.parametrize("setup, status, message", [
+    ({"players": 5}, 422, "5 players"),
+    ({"players": ["Ann", "Ann"]}, 422, "the same name"),
+    ({"players": "Ann Bob"}, 400, '"players" must be a number of players or a list'),
+    ({"target": "121"}, 400, '"target" must be a whole number'),
+    ({"muggins": "yes"}, 400, '"muggins" must be true or false'),
+    ({"target": 61, "skunk": True}, 422, "the skunk variation is played to 121"),
+])
+def test_bad_setups(client, setup, status, message):
+    response = client.post("/api/games", json=setup)
+    assert response.status_code == status
+    assert message in response.get_json()["error"]
+
+
+def test_a_finished_game_its_export_and_the_next_game_of_the_match(client):
+    game_id = new_game(client, players=4, target=61)
+    state = add(client, game_id, {"type": "deal", "heels": True})  # A deals a jack
+    assert [side["name"] for side in state["sides"]] == ["A & C", "B & D"]
+    for points in (15, 15, 15, 14):
+        state = add(client, game_id, {"type": "peg", "player": "C", "points": points})
+    assert scores(state) == [61, 0] and state["over"]
+    assert state["result"] == {"winner": "A & C", "games": 2, "losses": [
+        {"side": "B & D", "score": 0, "kind": "lurch", "games": 2}]}
+    assert "game is over" in add(client, game_id, DEAL, 422)["error"]
+
+    response = client.get(f"/api/games/{game_id}/export")
+    assert response.headers["Content-Disposition"] == \
+        f'attachment; filename="cribcam-game-{game_id}.json"'
+    assert len(response.get_json()["entries"]) == 5
+
+    response = client.post(f"/api/games/{game_id}/next")
+    assert response.status_code == 201
+    second = response.get_json()
+    assert second["next"] == {"step": "deal", "player": "B", "crib": False}  # the loser deals
+    assert second["match"]["tally"] == [{"side": "A & C", "games": 2},
+                                        {"side": "B & D", "games": 0}]
+
+
+def test_the_page_continues_a_game_by_its_address(client):
+    game_id = new_game(client)
+    for address in ("/game", f"/game/{game_id}"):
+        response = client.get(address)
+        assert response.status_code == 200
+        assert b'<svg id="board"' in response.data
+    assert f'data-game="{game_id}"'.encode() in client.get(f"/game/{game_id}").data
