@@ -185,7 +185,8 @@ def augment(rng: np.random.Generator, patches: np.ndarray) -> np.ndarray:
         scale = CROP_SIZE / side
         matrix = cv2.getRotationMatrix2D((PATCH / 2 + shift[0], PATCH / 2 + shift[1]), angle, scale)
         matrix[:, 2] += CROP_SIZE / 2 - (PATCH / 2 + shift)
-        matrix[0] *= squash
+        matrix[0] *= squash  # squashed about the crop's centre, which stays put
+        matrix[0, 2] += (1 - squash) * CROP_SIZE / 2
         out[i] = cv2.warpAffine(patches[i], matrix, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_AREA,
                                 borderMode=cv2.BORDER_REPLICATE)
         if rng.random() < 0.3:
