@@ -15,7 +15,7 @@ from cribcam.vision.classifier import IndexClassifier
 from cribcam.vision.corners import cards_from_corners
 from cribcam.vision.detections import Detections
 from cribcam.vision.finder import IndexFinder
-from cribcam.vision.models import model_files
+from cribcam.vision.models import ModelMissingError, model_files
 from cribcam.vision.reading import Reading, SeenCard
 from cribcam.vision.starter import find_starter
 
@@ -35,6 +35,7 @@ class CardReader:
         conf: minimum card probability for a corner box to count.
         threads: onnxruntime threads (0: as many as it likes).
         finder_conf: the finder's threshold.
+        classifier: a classifier ONNX file to use instead of the folder's (a taught deck's).
 
     Example:
         >>> reader = CardReader()
@@ -43,8 +44,11 @@ class CardReader:
     """
 
     def __init__(self, model_path: str | Path | None = None, conf: float = 0.25, threads: int = 0,
-                 finder_conf: float = FINDER_CONF):
-        finder, classifier = model_files(model_path)
+                 finder_conf: float = FINDER_CONF, classifier: str | Path | None = None):
+        finder, bundled_classifier = model_files(model_path)
+        classifier = Path(classifier) if classifier else bundled_classifier
+        if not classifier.is_file():
+            raise ModelMissingError(f"no classifier model at {classifier}")
         self.folder = finder.parent
         self.conf = conf
         self.finder = IndexFinder(finder, conf=finder_conf, threads=threads)
