@@ -1,0 +1,111 @@
+"""The base package alone, as the README's quick start installs it: no test or train extras.
+
+Runs the quick start's launcher, ``bin/cribcam``, with its environment in ``.ci/base-venv``
+(made afresh whenever pyproject.toml changes) and checks that ``cribcam count``, ``cribcam
+serve`` and ``cribcam read`` work there. A runtime module that imports what only an extra
+installs fails here, whatever the test environment holds. Exits 1 saying what went wrong.
+
+Run: python3 .ci/check_base_install.py   (.ci/run does, before the tests)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LAUNCHER = str(ROOT / "bin" / "cribcam")
+PHOTO = str(ROOT / "tests" / "data" / "photos" / "webcam-5-cards.jpg")
+ENV = {**os.environ, "CRIBCAM_VENV": ".ci/base-venv", "CRIBCAM_FRESH": "1"}
+NO_MODEL = "no card-reading model is installed"
+CRASHES = ("Traceback", "ModuleNotFoundError", "ImportError")
+
+
+class CheckFailed(Exception):
+    """A command of the base install did not do what it should."""
+
+
+def cribcam(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([LAUNCHER, *args], env=ENV, capture_output=True, text=True, timeout=120)
+
+
+def expect_no_crash(what: str, stderr: str) -> None:
+    if any(word in stderr for word in CRASHES):
+        raise CheckFailed(f"{what} crashed:\n{stderr}")
+
+
+def check_count() -> str:
+    result = cribcam("count", "5H", "5C", "5S", "JD", "--starter", "5D")
+    expect_no_crash("cribcam count", result.stderr)
+    if result.returncode != 0 or "Total: 29" not in result.stdout:
+        raise CheckFailed(f"cribcam count exited {result.returncode}:\n{result.stdout}{result.stderr}")
+    return "counts 29"
+
+
+def check_serve() -> str:
+    """Starts `cribcam serve` on a free loopback port, asks /api/status, stops it with Ctrl-C."""
+    process = subprocess.Popen([LAUNCHER, "serve", "--port", "0"], env=ENV, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: lines.put(process.stdout.readline()), daemon=True).start()
+    try:
+        try:
+            first = lines.get(timeout=60)
+        except queue.Empty:
+            raise CheckFailed("cribcam serve printed no address within 60 s") from None
+        found = re.search(r"http://\S+/", first)
+        if not found:
+            process.kill()
+            raise CheckFailed(f"cribcam serve did not start:\n{first}{process.communicate()[1]}")
+        with urllib.request.urlopen(found.group(0) + "api/status", timeout=30) as response:
+            status = json.load(response)
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            _, stderr = process.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            raise CheckFailed("cribcam serve did not stop on Ctrl-C within 20 s") from None
+    expect_no_crash("cribcam serve", stderr)
+    if process.returncode != 0:
+        raise CheckFailed(f"cribcam serve exited {process.returncode} on Ctrl-C:\n{stderr}")
+    return f"serves /api/status (model: {status['model']})"
+
+
+def check_read() -> str:
+    """Reads a photo; until a model ships, the clean "no model" error is right too."""
+    result = cribcam("read", PHOTO)
+    expect_no_crash("cribcam read", result.stderr)
+    if result.returncode == 0 and "Cards read:" in result.stdout:
+        return "reads the photo"
+    if result.returncode == 2 and NO_MODEL in result.stderr:
+        return "says no model is installed"
+    raise CheckFailed(f"cribcam read exited {result.returncode}:\n{result.stdout}{result.stderr}")
+
+
+def main() -> int:
+    start = time.monotonic()
+    installed = subprocess.run([str(ROOT / ".ci" / "ensure-venv")], env=ENV, stdout=subprocess.DEVNULL)
+    if installed.returncode != 0:
+        print("base install: installing the base package failed", file=sys.stderr)
+        return 1
+    try:
+        said = [check() for check in (check_count, check_serve, check_read)]
+    except CheckFailed as exc:
+        print(f"base install: {exc}", file=sys.stderr)
+        return 1
+    print(f"base install: {'; '.join(said)} ({time.monotonic() - start:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
