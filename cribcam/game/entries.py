@@ -8,6 +8,7 @@ unseen) is for the state to judge when the entry is applied.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from cribcam.scoring import Card, Play, parse_card, parse_cards
@@ -180,8 +181,8 @@ def _token(play: Play) -> str:
 
 def _number(value, name: str) -> int:
     """A whole number of points, 0 or more, given as a number or as digits."""
-    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
-        value = int(value.strip())
+    if isinstance(value, str) and re.fullmatch(r"\s*-?[0-9]{1,6}\s*", value):
+        value = int(value)
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):

@@ -1,0 +1,212 @@
+"""`cribcam game`: keep the score of a whole game, as the scoreboard page and API do.
+
+    cribcam game new --players Ann Bob [--to 61] [--muggins] [--skunk]   (prints the game id)
+    cribcam game add ID deal [STARTER] [--heels]
+    cribcam game add ID play B:K A:6 B:K A:go ...
+    cribcam game add ID peg PLAYER POINTS
+    cribcam game add ID show [CARD ...] [--claim N] [--player P] [--crib]
+    cribcam game add ID irregularity PLAYER hand|crib|peg [--by P]
+    cribcam game show ID [--json] | undo ID | next ID | export ID [--out FILE]
+
+Games are kept in the database of ``--db URL``, else ``CRIBCAM_DB``, else the SQLite file in
+the user's data folder: the same games the web app shows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from cribcam.cli.main import UsageError
+
+ENTRY_TYPES = ("deal", "play", "peg", "show", "irregularity")
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "game", help="keep the score of a whole game",
+        description="Keep the score of a game: deals, the play, the shows, muggins, "
+                    "irregularities, to 121 or 61; saved in a database.",
+        epilog="example: cribcam game new --players Ann Bob --muggins, then cribcam game add "
+               "ID deal 5S; cribcam game add ID play Bob:K Ann:5 ...; cribcam game add ID show "
+               "5H 5C 5D JS --claim 28")
+    database = argparse.ArgumentParser(add_help=False)
+    database.add_argument("--db", metavar="URL",
+                          help="database URL (default: $CRIBCAM_DB, else "
+                               "~/.local/share/cribcam/games.sqlite3)")
+    commands = parser.add_subparsers(dest="game_command", metavar="ACTION",
+                                     parser_class=type(parser))
+    commands.required = True
+
+    new = commands.add_parser("new", parents=[database], help="start a game")
+    new.add_argument("--players", nargs="+", default=["2"], metavar="NAME",
+                     help="the names in seating order, or how many (2, 3, 4, 6; default 2)")
+    new.add_argument("--variant", choices=["six-card", "five-card"], default="six-card")
+    new.add_argument("--to", type=int, dest="target", default=0, metavar="POINTS",
+                     help="121 or 61 (default 121; 61 in five-card cribbage)")
+    new.add_argument("--muggins", action="store_true", help="overlooked points go to an opponent")
+    new.add_argument("--skunk", action="store_true", help="the skunk variation (121 only)")
+    new.add_argument("--first-dealer", default="", metavar="NAME", help="default: the first player")
+    new.set_defaults(handler=run_new)
+
+    add = commands.add_parser("add", parents=[database], help="enter what happened at the table")
+    add.add_argument("game_id", metavar="ID")
+    add.add_argument("type", choices=ENTRY_TYPES)
+    add.add_argument("values", nargs="*", metavar="VALUE",
+                     help="deal: [STARTER]; play: TURN ...; peg: PLAYER POINTS; show: [CARD ...]; "
+                          "irregularity: PLAYER hand|crib|peg")
+    add.add_argument("--heels", action="store_true", help="deal: a jack turned (no starter typed)")
+    add.add_argument("--claim", metavar="N", help="show: the number claimed")
+    add.add_argument("--player", help="show: whose hand (checked against the order)")
+    add.add_argument("--crib", action="store_true", default=None, help="show: this is the crib")
+    add.add_argument("--by", metavar="PLAYER", help="irregularity: the opponent who takes the 2")
+    add.set_defaults(handler=run_add)
+
+    for name, handler, helptext in [("show", run_show, "the board, the log and what is next"),
+                                    ("undo", run_undo, "drop the last entry"),
+                                    ("next", run_next, "start the next game of the match")]:
+        command = commands.add_parser(name, parents=[database], help=helptext)
+        command.add_argument("game_id", metavar="ID")
+        command.add_argument("--json", action="store_true", help="print the state as JSON")
+        command.set_defaults(handler=handler)
+
+    export = commands.add_parser("export", parents=[database], help="the game as JSON")
+    export.add_argument("game_id", metavar="ID")
+    export.add_argument("--out", type=Path, metavar="FILE", help="write it here (default: print)")
+    export.set_defaults(handler=run_export)
+
+
+def run_new(args) -> int:
+    from cribcam.game import Setup
+
+    options = dict(variant=args.variant, target=args.target, muggins=args.muggins,
+                   skunk=args.skunk, first_dealer=args.first_dealer)
+    players = args.players
+    setup = _game_call(lambda: Setup.for_count(int(players[0]), **options)
+                       if len(players) == 1 and players[0].isdigit()
+                       else Setup(tuple(players), **options))
+    store = _store(args)
+    game_id = store.create(setup)
+    print(f"Game {game_id}")
+    print(format_state(store.state(game_id)))
+    return 0
+
+
+def run_add(args) -> int:
+    entry = entry_from_args(args)
+    store = _store(args)
+    game = _game_call(lambda: store.add(args.game_id, entry))
+    line = game.log[-1]
+    print(line.text)
+    for note in line.notes:
+        print(f"  {note}")
+    print(format_state(store.state(args.game_id), log=False))
+    return 0
+
+
+def run_show(args) -> int:
+    store = _store(args)
+    return _print_state(args, _game_call(lambda: store.state(args.game_id)))
+
+
+def run_undo(args) -> int:
+    store = _store(args)
+    _game_call(lambda: store.undo(args.game_id))
+    return _print_state(args, store.state(args.game_id))
+
+
+def run_next(args) -> int:
+    store = _store(args)
+    game_id = _game_call(lambda: store.next_game(args.game_id))
+    print(f"Game {game_id}")
+    return _print_state(args, store.state(game_id))
+
+
+def run_export(args) -> int:
+    store = _store(args)
+    text = json.dumps(_game_call(lambda: store.export(args.game_id)), ensure_ascii=False,
+                      indent=2)
+    if args.out:
+        args.out.write_text(text + "\n", encoding="utf-8")
+    else:
+        print(text)
+    return 0
+
+
+def entry_from_args(args) -> dict:
+    """The entry, as the API takes it, from ``cribcam game add`` arguments."""
+    values = args.values
+    if args.type == "deal":
+        if len(values) > 1:
+            raise UsageError("deal takes the starter only: cribcam game add ID deal 5S")
+        return {"type": "deal", "starter": values[0] if values else None, "heels": args.heels}
+    if args.type == "play":
+        return {"type": "play", "turns": values}
+    if args.type == "peg":
+        if len(values) != 2:
+            raise UsageError("peg takes a player and points: cribcam game add ID peg Ann 2")
+        return {"type": "peg", "player": values[0], "points": values[1]}
+    if args.type == "show":
+        return {"type": "show", "cards": values, "claim": args.claim, "player": args.player,
+                "crib": args.crib}
+    if len(values) != 2:
+        raise UsageError("irregularity takes the offender and hand, crib or peg: "
+                         "cribcam game add ID irregularity Bob hand")
+    return {"type": "irregularity", "player": values[0], "kind": values[1], "by": args.by}
+
+
+def format_state(state: dict, log: bool = True) -> str:
+    """The game as a person reads it in a terminal: the log, the scores, what is next."""
+    setup = state["setup"]
+    rules = [setup["variant"], f"to {setup['target']}"]
+    rules += [name for name in ("muggins", "skunk") if setup[name]]
+    lines = [" v ".join(side["name"] for side in state["sides"]) + f" ({', '.join(rules)})"]
+    if log:
+        for number, line in enumerate(state["log"], 1):
+            points = ", ".join(f"{c['side']} {c['points']}" for c in line["scored"])
+            lines.append(f"  {number:>3}. {line['text']}" + (f"  [{points}]" if points else ""))
+    width = max(len(side["name"]) for side in state["sides"])
+    for side in state["sides"]:
+        lines.append(f"  {side['name']:<{width}}  {side['score']:>3}  (back peg {side['back']})")
+    if state["over"]:
+        result = state["result"]
+        losses = "; ".join(f"{loss['side']} {loss['kind']}" for loss in result["losses"])
+        lines.append(f"Game over: {state['ended']}. {result['winner']} wins ({losses}: "
+                     f"{result['games']} game{'s' if result['games'] != 1 else ''}).")
+    else:
+        lines.append(f"Next: {describe_next(state['next'])}")
+    tally = state["match"]["tally"]
+    if len(state["match"]["games"]) > 1 or state["over"]:
+        lines.append("Match: " + ", ".join(f"{t['side']} {t['games']}" for t in tally))
+    return "\n".join(lines)
+
+
+def describe_next(step: dict) -> str:
+    if step["step"] == "deal":
+        return f"{step['player']} deals (cribcam game add ID deal STARTER)"
+    if step["step"] == "play":
+        return (f"the play, {step['player']} leads (add ID play TURN ...), or pegs as numbers, "
+                f"then {step['player']}'s hand")
+    return f"{step['player']}'s {'crib' if step['crib'] else 'hand'} (add ID show CARD ... --claim N)"
+
+
+def _print_state(args, state: dict) -> int:
+    print(json.dumps(state, ensure_ascii=False) if args.json else format_state(state))
+    return 0
+
+
+def _store(args):
+    from cribcam.game.store import GameStore
+
+    return _game_call(lambda: GameStore(args.db))
+
+
+def _game_call(call):
+    """Runs ``call``; a game rule's refusal becomes a one-line usage error (exit status 2)."""
+    from cribcam.game import GameError
+
+    try:
+        return call()
+    except GameError as exc:
+        raise UsageError(str(exc)) from None
