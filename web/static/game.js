@@ -1,0 +1,280 @@
+// cribcam scoreboard page. Plain JavaScript, no libraries.
+// The server keeps the game (its log of entries, /api/games); this page only draws the state
+// it answers with and sends what the players enter. The game's id is in the address
+// (/game/ID), so a reload, or another device, continues the same game.
+import { $, capitalise, send } from "./counting.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+const COLOURS = ["#c0262d", "#0b6bcb", "#1d7a3c"]; // one per side: red, blue, green
+const STEP = 11; // between holes
+const STREET = 7; // extra space between streets of five holes
+const ROW = 15; // between the two rows of one side's track
+const TRACK = 44; // between the tracks of two sides
+const LEFT = 34; // where the first hole is; the start and game holes sit left of it
+const TOP = 16;
+
+let game = null; // the state the server answered last
+
+const postJSON = (url, payload) => send(url, {
+  method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(payload ?? {}),
+});
+
+// ---- the board -------------------------------------------------------------------------
+// A continuous board: each side's track runs out along its first row (holes 1 to half the
+// game) and back along its second, into the game hole beside the start. Street lines part
+// every five holes. Two pegs a side: the front one at the score, the back one where the
+// score was before the last points, so the gap between them shows the last score.
+
+function el(name, attributes, parent) {
+  const node = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+  if (parent) parent.append(node);
+  return node;
+}
+
+function holeX(index) { // index 0 is the first hole of a row
+  return LEFT + index * STEP + Math.floor(index / 5) * STREET;
+}
+
+function holePosition(hole, side, target) {
+  const half = (target - 1) / 2;
+  const y = TOP + side * TRACK;
+  if (hole <= 0) return [LEFT - 22, y]; // the start hole
+  if (hole >= target) return [LEFT - 22, y + ROW]; // the game hole
+  if (hole <= half) return [holeX(hole - 1), y];
+  return [holeX(target - 1 - hole), y + ROW];
+}
+
+function drawBoard(state) {
+  const board = $("board");
+  const target = state.setup.target;
+  const half = (target - 1) / 2;
+  const width = holeX(half - 1) + 20;
+  const height = TOP + state.sides.length * TRACK;
+  board.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  board.replaceChildren();
+  el("rect", { x: 0, y: 0, width, height, rx: 10, class: "wood" }, board);
+  for (let street = 5; street < half; street += 5) { // a line across every track, every 5 holes
+    const x = (holeX(street - 1) + holeX(street)) / 2;
+    el("line", { x1: x, y1: TOP - 9, x2: x, y2: height - 12, class: "street" }, board);
+  }
+  state.sides.forEach((side, i) => {
+    const colour = COLOURS[i % COLOURS.length];
+    const track = el("g", { class: "track", "data-side": side.name }, board);
+    for (let hole = 1; hole < target; hole += 1) {
+      const [x, y] = holePosition(hole, i, target);
+      el("circle", { cx: x, cy: y, r: 2.4, class: "hole" }, track);
+    }
+    const [sx, sy] = holePosition(0, i, target);
+    el("circle", { cx: sx, cy: sy, r: 3, class: "hole start" }, track);
+    const [gx, gy] = holePosition(target, i, target);
+    el("circle", { cx: gx, cy: gy, r: 4.2, class: "hole game-hole" }, track);
+    el("title", {}, track).textContent = `${side.name}: ${side.score}`;
+    for (const [kind, hole] of [["back", side.back], ["front", side.score]]) {
+      const [x, y] = holePosition(Math.min(hole, target), i, target);
+      el("circle", {
+        cx: x, cy: y, r: 4.6, fill: colour, class: `peg ${kind}`,
+        "data-hole": Math.min(hole, target), "data-side": side.name,
+      }, track);
+    }
+  });
+}
+
+// ---- the rest of the state ---------------------------------------------------------------
+
+function listItem(text, className) {
+  const li = document.createElement("li");
+  li.textContent = text;
+  if (className) li.className = className;
+  return li;
+}
+
+function nextText(next) {
+  if (next.step === "over") return "The game is over.";
+  if (next.step === "deal") return `${next.player} deals: type the starter (or tick a jack).`;
+  if (next.step === "play") return `The play: ${next.player} leads. Type the turns, or peg as it happens; then ${next.player}'s hand.`;
+  return `${next.player}'s ${next.crib ? "crib" : "hand"}: type the cards, the number claimed, or both.`;
+}
+
+function describeRules(state) {
+  const setup = state.setup;
+  const extras = [setup.muggins && "muggins", setup.skunk && "skunk"].filter(Boolean);
+  return `${setup.variant}, to ${setup.target}${extras.length ? `, ${extras.join(", ")}` : ""}. Deal: ${state.dealing}.`;
+}
+
+function fillPlayers(select, players) {
+  if (select.options.length === players.length) return;
+  select.replaceChildren(...players.map((name) => new Option(name, name)));
+}
+
+function render(state) {
+  game = state;
+  drawBoard(state);
+  $("sides").replaceChildren(...state.sides.map((side, i) => {
+    const li = listItem("", "side");
+    li.style.setProperty("--side", COLOURS[i % COLOURS.length]);
+    const name = document.createElement("span");
+    name.textContent = side.name;
+    const score = document.createElement("strong");
+    score.className = "score";
+    score.textContent = side.score;
+    li.append(name, score);
+    return li;
+  }));
+  $("rules").textContent = describeRules(state);
+  const next = state.next;
+  $("next").textContent = nextText(next);
+  for (const form of document.querySelectorAll("[data-step]")) {
+    form.hidden = form.dataset.step !== next.step;
+  }
+  $("show-label").textContent = next.step === "show" ? `${next.player}'s ${next.crib ? "crib" : "hand"}` : "Hand";
+  fillPlayers($("peg-player"), state.setup.players);
+  fillPlayers($("offender"), state.setup.players);
+  $("log").replaceChildren(...state.log.map((line) => {
+    const li = listItem(line.text);
+    const scored = line.scored.map((c) => `${c.side} +${c.points} (${c.reason})`);
+    if (scored.length) li.append(listDetail(scored.join("; "), "scored"));
+    for (const note of line.notes) li.append(listDetail(note, "note-line"));
+    if (line.unscored.length) {
+      li.append(listDetail(`Not scored, the game was over: ${line.unscored.map((c) => `${c.side} ${c.points} (${c.reason})`).join("; ")}`, "unscored"));
+    }
+    return li;
+  }));
+  $("undo-button").disabled = state.log.length === 0;
+  $("export-link").href = `/api/games/${state.id}/export`;
+  showResult(state);
+  $("match").textContent = state.match.games.length > 1 || state.over
+    ? `Match (game ${state.match.games.indexOf(state.id) + 1}): ${state.match.tally.map((t) => `${t.side} ${t.games}`).join(", ")}`
+    : "";
+  for (const id of ["board-panel", "entry-panel", "log-panel"]) $(id).hidden = false;
+  $("new-panel").hidden = true;
+}
+
+function listDetail(text, className) {
+  const span = document.createElement("span");
+  span.className = `detail ${className}`;
+  span.textContent = text;
+  return span;
+}
+
+function showResult(state) {
+  const box = $("result");
+  box.hidden = !state.over;
+  $("next-game-button").hidden = !state.over;
+  if (!state.over) return;
+  const result = state.result;
+  const losses = result.losses.map((l) => `${l.side} ${l.score}: ${l.kind}`).join("; ");
+  box.replaceChildren(...[
+    `${result.winner} wins: ${result.games} game${result.games === 1 ? "" : "s"} (${losses}).`,
+    `${capitalise(state.ended)}.`,
+  ].map((text) => {
+    const p = document.createElement("p");
+    p.textContent = text;
+    return p;
+  }));
+}
+
+// ---- talking to the server ---------------------------------------------------------------
+
+function showError(id, message) {
+  $(id).textContent = message ? capitalise(message) : "";
+  $(id).hidden = !message;
+}
+
+async function load(id) {
+  const { ok, data } = await send(`/api/games/${encodeURIComponent(id)}`);
+  if (!ok) {
+    showNew();
+    showError("new-error", `${data.error}: start a new game.`);
+    return;
+  }
+  render(data);
+}
+
+// Sends an entry; the page changes only when the server took it.
+async function enter(entry) {
+  const { ok, data } = await postJSON(`/api/games/${game.id}/entries`, entry);
+  showError("entry-error", ok ? "" : data.error);
+  if (ok) render(data);
+  return ok;
+}
+
+function showNew() {
+  $("new-panel").hidden = false;
+  for (const id of ["board-panel", "entry-panel", "log-panel"]) $(id).hidden = true;
+}
+
+function goTo(state) {
+  history.pushState(null, "", `/game/${state.id}`);
+  render(state);
+}
+
+function newGamePayload(form) {
+  const names = form.players.value.trim().split(/[\s,]+/).filter(Boolean);
+  const count = names.length === 1 && /^\d+$/.test(names[0]) ? Number(names[0]) : null;
+  return {
+    players: count ?? names,
+    variant: form.variant.value,
+    target: Number(form.target.value),
+    muggins: form.muggins.checked,
+    skunk: form.skunk.checked,
+  };
+}
+
+function clearAfter(ok, ...inputs) {
+  if (ok) for (const input of inputs) { input.value = ""; input.checked = false; }
+}
+
+function start() {
+  $("new-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const { ok, data } = await postJSON("/api/games", newGamePayload(event.target));
+    showError("new-error", ok ? "" : data.error);
+    if (ok) goTo(data);
+  });
+  $("deal-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const ok = await enter({ type: "deal", starter: $("starter").value.trim() || null, heels: $("heels").checked });
+    clearAfter(ok, $("starter"), $("heels"));
+  });
+  $("play-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const ok = await enter({ type: "play", turns: $("turns").value });
+    clearAfter(ok, $("turns"));
+  });
+  $("peg-button").addEventListener("click", async () => {
+    const ok = await enter({ type: "peg", player: $("peg-player").value, points: $("peg-points").value.trim() });
+    clearAfter(ok, $("peg-points"));
+  });
+  $("show-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const claim = $("show-claim").value.trim();
+    const ok = await enter({ type: "show", cards: $("show-cards").value, claim: claim === "" ? null : claim });
+    clearAfter(ok, $("show-cards"), $("show-claim"));
+  });
+  $("irregularity-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    await enter({ type: "irregularity", player: $("offender").value, kind: $("irregularity-kind").value });
+  });
+  $("undo-button").addEventListener("click", async () => {
+    const { ok, data } = await postJSON(`/api/games/${game.id}/undo`);
+    showError("entry-error", ok ? "" : data.error);
+    if (ok) render(data);
+  });
+  $("next-game-button").addEventListener("click", async () => {
+    const { ok, data } = await postJSON(`/api/games/${game.id}/next`);
+    showError("entry-error", ok ? "" : data.error);
+    if (ok) goTo(data);
+  });
+  window.addEventListener("popstate", () => window.location.reload());
+}
+
+async function init() {
+  start();
+  const id = document.body.dataset.game;
+  if (id) await load(id);
+  else showNew();
+  document.body.classList.add("ready");
+}
+
+init();
