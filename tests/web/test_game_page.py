@@ -6,24 +6,35 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 from cribcam.web import create_app
 
 from test_e2e import DESKTOP, Page, browser, expect  # noqa: F401 (browser: the fixture)
+from webtools import StubReader, encode
 
+PNG = encode(np.full((64, 64, 3), 200, np.uint8), ".png")
 PLAY = "Bob:KS Ann:5H Bob:3H Ann:5C Bob:2D Ann:5D Bob:AC Ann:JS"
 
 
 @pytest.fixture
-def game_page(browser, live_server_factory, tmp_path):  # noqa: F811
-    app = create_app({"MODEL_PATH": "/nonexistent/model.onnx",
-                      "GAME_DB": f"sqlite:///{tmp_path / 'games.sqlite3'}"})
-    tab = Page(browser, live_server_factory(app).url, DESKTOP)
-    tab.page.goto(tab.url + "/game")
-    expect(tab.page.locator("body.ready")).to_have_count(1)
-    yield tab
-    tab.close()
+def open_game(browser, live_server_factory, tmp_path):  # noqa: F811
+    """Opens the scoreboard of a new app (its games in this test's database) in a tab."""
+    tabs = []
+
+    def open_(reader=None, game_id=""):
+        app = create_app({"MODEL_PATH": "/nonexistent/model.onnx",
+                          "GAME_DB": f"sqlite:///{tmp_path / 'games.sqlite3'}"}, reader=reader)
+        tab = Page(browser, live_server_factory(app).url, DESKTOP)
+        tabs.append(tab)
+        tab.page.goto(f"{tab.url}/game/{game_id}" if game_id else f"{tab.url}/game")
+        expect(tab.page.locator("body.ready")).to_have_count(1)
+        return tab, app
+
+    yield open_
+    for tab in tabs:
+        tab.close()
 
 
 def scores(page) -> list[str]:
@@ -42,8 +53,8 @@ def show(page, cards: str = "", claim: str = "") -> None:
     page.click("#show-form button[type=submit]")
 
 
-def test_a_short_game_reloaded_continued_and_undone(game_page):
-    tab = game_page
+def test_a_short_game_reloaded_continued_and_undone(open_game):
+    tab, _ = open_game()
     page = tab.page
     page.fill("#players", "Ann Bob")
     page.click('label:has(input[name="target"][value="61"])')
@@ -78,6 +89,9 @@ def test_a_short_game_reloaded_continued_and_undone(game_page):
     show(page, "5H 5C 5D JS")
     expect(page.locator("#sides .score").first).to_have_text("34")
 
+    page.set_input_files("#show-photo", files=[{"name": "crib.png", "mimeType": "image/png",
+                                                "buffer": PNG}])
+    expect(page.locator("#entry-error")).to_contain_text("no card-reading model")  # none here
     show(page, "4H 6D 4C 5H")  # 5H is in Ann's hand: refused, nothing changes
     expect(page.locator("#entry-error")).to_have_text("5H was played by Ann; it cannot be in "
                                                       "Ann's crib")
@@ -100,3 +114,23 @@ def test_a_short_game_reloaded_continued_and_undone(game_page):
     expect(page.locator("#next")).to_have_text("Bob deals: type the starter (or tick a jack).")
     expect(page.locator("#match")).to_have_text("Match (game 2): Ann 2, Bob 0")
     assert scores(page) == ["0", "0"]
+
+
+def test_a_crib_read_from_a_photo(open_game, tmp_path):
+    tab, app = open_game(reader=StubReader(cards=["4H", "6D", "4C", "6S"]))
+    client = app.test_client()
+    game_id = client.post("/api/games", json={"players": ["Ann", "Bob"]}).get_json()["id"]
+    for entry in ({"type": "deal", "starter": "5S"}, {"type": "show", "claim": 7},
+                  {"type": "show", "claim": 29}):
+        client.post(f"/api/games/{game_id}/entries", json=entry)
+    page = tab.page
+    page.goto(f"{tab.url}/game/{game_id}")
+    expect(page.locator("#next")).to_contain_text("Ann's crib")
+    page.set_input_files("#show-photo", files=[{"name": "crib.png", "mimeType": "image/png",
+                                                "buffer": PNG}])
+    expect(page.locator("#show-cards")).to_have_value("4H 6D 4C 6S")
+    page.click("#show-form button[type=submit]")
+    expect(page.locator("#sides .score").first).to_have_text("53")
+    entry = client.get(f"/api/games/{game_id}/export").get_json()["entries"][-1]
+    assert entry == {"type": "show", "cards": ["4H", "6D", "4C", "6S"], "claim": None,
+                     "player": None, "crib": None, "source": "photo"}

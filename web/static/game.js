@@ -14,6 +14,7 @@ const LEFT = 34; // where the first hole is; the start and game holes sit left o
 const TOP = 16;
 
 let game = null; // the state the server answered last
+let showSource = "typed"; // where the cards in the show field came from: typed or photo
 
 const postJSON = (url, payload) => send(url, {
   method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(payload ?? {}),
@@ -199,6 +200,27 @@ async function enter(entry) {
   return ok;
 }
 
+// Reads the hand (or crib) from a photo with the photo page's reader (/api/read) and puts
+// its cards in the show field, to check and then show.
+async function readPhoto(input) {
+  const file = input.files[0];
+  input.value = "";
+  if (!file) return;
+  const form = new FormData();
+  form.append("image", file);
+  form.append("crib", String(game.next.crib));
+  form.append("variant", game.setup.variant);
+  if (game.deal && game.deal.starter) form.append("starter", game.deal.starter);
+  $("photo-note").textContent = "Reading the photo…";
+  const { ok, data } = await send("/api/read", { method: "POST", body: form });
+  $("photo-note").textContent = "";
+  showError("entry-error", ok ? "" : data.error);
+  if (!ok) return;
+  $("show-cards").value = data.cards.map((c) => c.card).filter((code) => code !== data.starter).join(" ");
+  showSource = "photo";
+  $("photo-note").textContent = data.problems.length ? data.problems.join(" ") : "Check the cards read, then Show.";
+}
+
 function showNew() {
   $("new-panel").hidden = false;
   for (const id of ["board-panel", "entry-panel", "log-panel"]) $(id).hidden = true;
@@ -249,9 +271,14 @@ function start() {
   $("show-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const claim = $("show-claim").value.trim();
-    const ok = await enter({ type: "show", cards: $("show-cards").value, claim: claim === "" ? null : claim });
+    const ok = await enter({
+      type: "show", cards: $("show-cards").value, claim: claim === "" ? null : claim, source: showSource,
+    });
     clearAfter(ok, $("show-cards"), $("show-claim"));
+    if (ok) { showSource = "typed"; $("photo-note").textContent = ""; }
   });
+  $("show-photo").addEventListener("change", (event) => readPhoto(event.target));
+  $("show-cards").addEventListener("input", () => { showSource = "typed"; });
   $("irregularity-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     await enter({ type: "irregularity", player: $("offender").value, kind: $("irregularity-kind").value });
