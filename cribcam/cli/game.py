@@ -188,7 +188,8 @@ def describe_next(step: dict) -> str:
     if step["step"] == "play":
         return (f"the play, {step['player']} leads (add ID play TURN ...), or pegs as numbers, "
                 f"then {step['player']}'s hand")
-    return f"{step['player']}'s {'crib' if step['crib'] else 'hand'} (add ID show CARD ... --claim N)"
+    what = "crib" if step["crib"] else "hand"
+    return f"{step['player']}'s {what} (add ID show CARD ... --claim N)"
 
 
 def _print_state(args, state: dict) -> int:

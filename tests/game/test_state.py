@@ -304,3 +304,16 @@ def test_undo_is_replaying_without_the_last_entry():
     undone = replay(Setup(("A", "B")), entries[:-1])
     assert (full.scores, undone.scores) == ([56, 9], [32, 9])
     assert undone.expecting() == {"step": "show", "player": "A", "crib": True}
+
+
+def test_six_players_in_two_teams_of_three():
+    game = play_out(Setup(tuple("ABCDEF")), [  # teams: A, C, E against B, D, F
+        (deal("JS"), [2, 0]),  # A deals a jack
+        *((show(claim=points), scores) for points, scores in [
+            (4, [2, 4]), (6, [8, 4]), (8, [8, 12]), (2, [10, 12]), (12, [10, 24]),
+            (10, [20, 24])]),  # B, C, D, E, F, then A, the dealer
+        (show(claim=6, crib=True), [26, 24]),
+        (deal(), [26, 24]),  # B deals: C shows first
+    ])
+    assert game.expecting() == {"step": "play", "player": "C", "crib": False}
+    assert game.setup.dealing.startswith("five cards to the four players from the dealer's left")

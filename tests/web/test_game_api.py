@@ -145,3 +145,15 @@ def test_the_page_continues_a_game_by_its_address(client):
         assert response.status_code == 200
         assert b'<svg id="board"' in response.data
     assert f'data-game="{game_id}"'.encode() in client.get(f"/game/{game_id}").data
+
+
+def test_a_database_that_cannot_be_used_answers_503(tmp_path):
+    from cribcam.web import create_app
+
+    app = create_app({"TESTING": True, "MODEL_PATH": tmp_path / "no-model.onnx",
+                      "GAME_DB": "not a database"})
+    response = app.test_client().post("/api/games", json={})
+    assert response.status_code == 503
+    assert response.get_json() == {"error": "'not a database' is not a database URL: use "
+                                            "sqlite:///path/games.sqlite3 or "
+                                            "postgresql://user@host/dbname"}
