@@ -12,6 +12,7 @@ const ROW = 15; // between the two rows of one side's track
 const TRACK = 44; // between the tracks of two sides
 const LEFT = 34; // where the first hole is; the start and game holes sit left of it
 const TOP = 16;
+const LAP = 60; // holes once around a track
 
 let game = null; // the state the server answered last
 let showSource = "typed"; // where the cards in the show field came from: typed or photo
@@ -21,10 +22,11 @@ const postJSON = (url, payload) => send(url, {
 });
 
 // ---- the board -------------------------------------------------------------------------
-// A continuous board: each side's track runs out along its first row (holes 1 to half the
-// game) and back along its second, into the game hole beside the start. Street lines part
-// every five holes. Two pegs a side: the front one at the score, the back one where the
-// score was before the last points, so the gap between them shows the last score.
+// Drawn like the classic board: each side's track runs out along its first row of thirty
+// holes and back along its second, into the game hole beside the start; a game of 121 goes
+// twice around. Street lines part every five holes. Two pegs a side: the front one at the
+// score, the back one where the score was before the last points, so the gap between them
+// shows the last score.
 
 function el(name, attributes, parent) {
   const node = document.createElementNS(SVG, name);
@@ -38,18 +40,18 @@ function holeX(index) { // index 0 is the first hole of a row
 }
 
 function holePosition(hole, side, target) {
-  const half = (target - 1) / 2;
   const y = TOP + side * TRACK;
   if (hole <= 0) return [LEFT - 22, y]; // the start hole
   if (hole >= target) return [LEFT - 22, y + ROW]; // the game hole
-  if (hole <= half) return [holeX(hole - 1), y];
-  return [holeX(target - 1 - hole), y + ROW];
+  const around = (hole - 1) % LAP; // 0 to 59, on every lap
+  if (around < LAP / 2) return [holeX(around), y];
+  return [holeX(LAP - 1 - around), y + ROW];
 }
 
 function drawBoard(state) {
   const board = $("board");
   const target = state.setup.target;
-  const half = (target - 1) / 2;
+  const half = LAP / 2;
   const width = holeX(half - 1) + 20;
   const height = TOP + state.sides.length * TRACK;
   board.setAttribute("viewBox", `0 0 ${width} ${height}`);
@@ -62,7 +64,7 @@ function drawBoard(state) {
   state.sides.forEach((side, i) => {
     const colour = COLOURS[i % COLOURS.length];
     const track = el("g", { class: "track", "data-side": side.name }, board);
-    for (let hole = 1; hole < target; hole += 1) {
+    for (let hole = 1; hole <= LAP; hole += 1) {
       const [x, y] = holePosition(hole, i, target);
       el("circle", { cx: x, cy: y, r: 2.4, class: "hole" }, track);
     }
