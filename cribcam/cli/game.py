@@ -6,7 +6,7 @@
     cribcam game add ID peg PLAYER POINTS
     cribcam game add ID show [CARD ...] [--claim N] [--player P] [--crib]
     cribcam game add ID irregularity PLAYER hand|crib|peg [--by P]
-    cribcam game show ID [--json] | undo ID | next ID | export ID [--out FILE]
+    cribcam game show ID [--json] | undo ID [--entry N] | next ID | export ID [--out FILE]
 
 Games are kept in the database of ``--db URL``, else ``CRIBCAM_DB``, else the SQLite file in
 the user's data folder: the same games the web app shows.
@@ -64,12 +64,15 @@ def add_parser(subparsers) -> None:
     add.set_defaults(handler=run_add)
 
     for name, handler, helptext in [("show", run_show, "the board, the log and what is next"),
-                                    ("undo", run_undo, "drop the last entry"),
+                                    ("undo", run_undo, "drop the last entry (or --entry N)"),
                                     ("next", run_next, "start the next game of the match")]:
         command = commands.add_parser(name, parents=[database], help=helptext)
         command.add_argument("game_id", metavar="ID")
         command.add_argument("--json", action="store_true", help="print the state as JSON")
         command.set_defaults(handler=handler)
+    commands.choices["undo"].add_argument(
+        "--entry", type=int, metavar="N", help="the entry to drop, numbered as `show` lists "
+                                               "them (the entries after it must still fit)")
 
     export = commands.add_parser("export", parents=[database], help="the game as JSON")
     export.add_argument("game_id", metavar="ID")
@@ -112,7 +115,7 @@ def run_show(args) -> int:
 
 def run_undo(args) -> int:
     store = _store(args)
-    _game_call(lambda: store.undo(args.game_id))
+    _game_call(lambda: store.undo(args.game_id, args.entry))
     return _print_state(args, store.state(args.game_id))
 
 

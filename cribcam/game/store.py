@@ -24,6 +24,7 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
 
 from cribcam.game import Game, GameError, Setup, replay, tally
+from cribcam.game import undo as undo_entry
 
 DB_ENV = "CRIBCAM_DB"
 
@@ -171,15 +172,21 @@ class GameStore:
                                "and enter it again") from None
         return game
 
-    def undo(self, game_id: str) -> Game:
-        """Drops the game's last entry; returns the game without it."""
+    def undo(self, game_id: str, number: int | None = None) -> Game:
+        """Drops entry ``number`` (1 for the first; by default the last) if the entries after
+        it still fit without it; returns the game without it."""
         with self.engine.begin() as connection:
             setup, log = self._load(connection, game_id, for_update=True)
-            if not log:
-                raise GameError("nothing to undo: the game has no entries")
+            game, kept = undo_entry(setup, log, number)
+            start = len(log) - 1 if number is None else number - 1
+            # The log stays numbered 0, 1, 2...: the entries after the one dropped move down.
             connection.execute(delete(entries).where(entries.c.game_id == game_id,
-                                                     entries.c.seq == len(log) - 1))
-        return replay(setup, log[:-1])
+                                                     entries.c.seq >= start))
+            if kept[start:]:
+                connection.execute(insert(entries), [
+                    {"game_id": game_id, "seq": seq, "entry": entry, "created": _now()}
+                    for seq, entry in enumerate(kept[start:], start)])
+        return game
 
     def next_game(self, game_id: str) -> str:
         """Starts the next game of a finished game's match; the loser deals first."""

@@ -4,7 +4,8 @@
                                        "muggins", "skunk", "first_dealer"}: a new game (201)
     GET  /api/games/ID                the state: scores, pegs, log, what comes next, result
     POST /api/games/ID/entries        one entry (see ``cribcam.game.entries``): the new state
-    POST /api/games/ID/undo           drop the last entry: the state without it
+    POST /api/games/ID/undo           drop the last entry, or {"entry": N} the Nth (if the
+                                      entries after it still fit): the state without it
     POST /api/games/ID/next           the next game of the match, once this one is over (201)
     GET  /api/games/ID/export         the setup, the log and the state as a JSON download
 
@@ -78,7 +79,10 @@ def add(game_id: str):
 
 @bp.post("/api/games/<game_id>/undo")
 def undo(game_id: str):
-    store().undo(game_id)
+    number = _body(optional=True).get("entry")
+    if number is not None and (isinstance(number, bool) or not isinstance(number, int)):
+        raise EntryError('"entry" must be the number of an entry of the log (1 for the first)')
+    store().undo(game_id, number)
     return jsonify(store().state(game_id))
 
 
@@ -117,10 +121,13 @@ def setup_from_json(body: dict) -> Setup:
 _KINDS = {str: "a string", int: "a whole number", bool: "true or false"}
 
 
-def _body() -> dict:
+def _body(optional: bool = False) -> dict:
+    """The request's JSON object; with ``optional``, no body at all is an empty one."""
     limit = current_app.config["MAX_JSON_BYTES"]
     if request.content_length is not None and request.content_length > limit:
         raise api.BadRequest(f"the JSON body is over {limit // 1024} KB")
+    if optional and not request.get_data(cache=True):
+        return {}
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
         raise api.BadRequest('the body must be a JSON object, like {"type": "deal", '

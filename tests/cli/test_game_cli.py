@@ -42,6 +42,8 @@ def test_a_deal_from_the_command_line(capsys, db):
 
     status, out, _ = run(capsys, "game", "undo", game_id, "--db", db)
     assert "  Bob    2  (back peg 0)" in out and "Next: Bob's hand" in out
+    status, _, err = run(capsys, "game", "undo", game_id, "--entry", "1", "--db", db)
+    assert status == 2 and "entry 1 cannot be undone on its own" in err
     status, out, _ = run(capsys, "game", "show", game_id, "--json", "--db", db)
     state = json.loads(out)
     assert [side["score"] for side in state["sides"]] == [3, 2] and len(state["log"]) == 2

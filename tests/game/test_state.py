@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cribcam.game import GameError, Setup, replay
+from cribcam.game import GameError, Setup, replay, undo
 from cribcam.game.state import Game
 from cribcam.scoring import CardError
 
@@ -317,3 +317,17 @@ def test_six_players_in_two_teams_of_three():
     ])
     assert game.expecting() == {"step": "play", "player": "C", "crib": False}
     assert game.setup.dealing.startswith("five cards to the four players from the dealer's left")
+
+
+def test_an_entry_in_the_middle_is_undone_when_the_rest_still_fits():
+    entries = [deal("5S"), irregularity("B", "peg"), *(entry for entry, _ in A_DEALS)]
+    game, kept = undo(Setup(("A", "B")), entries, 2)
+    assert kept == [entries[0], *entries[2:]] and game.scores == [56, 9]
+    with pytest.raises(GameError, match=r"entry 4 cannot be undone on its own: without it, "
+                                        r"entry 5 no longer fits \(5H was played by A; it "
+                                        r"cannot be in B's hand\)"):
+        undo(Setup(("A", "B")), entries, 4)  # B's hand: A's would be taken for B's
+    with pytest.raises(GameError, match="no entry 7: the game has entries 1 to 6"):
+        undo(Setup(("A", "B")), entries, 7)
+    with pytest.raises(GameError, match="nothing to undo"):
+        undo(Setup(("A", "B")), [])

@@ -34,6 +34,20 @@ def test_a_game_is_saved_entry_by_entry_and_survives_a_restart(database_url):
     assert restarted.game(game_id).scores == [3, 2]
 
 
+def test_an_entry_in_the_middle_is_undone_and_the_log_renumbered(database_url):
+    store = GameStore(database_url)
+    game_id = store.create(Setup(("A", "B")))
+    for entry in (DEAL, {"type": "irregularity", "player": "B", "kind": "peg"}, PLAY):
+        store.add(game_id, entry)
+    assert store.game(game_id).scores == [5, 2]
+    with pytest.raises(GameError, match="entry 1 cannot be undone on its own"):
+        store.undo(game_id, 1)
+    assert store.undo(game_id, 2).scores == [3, 2]
+    assert store.add(game_id, {"type": "show", "claim": 7}).scores == [3, 9]
+    assert [entry["type"] for entry in store.export(game_id)["entries"]] == ["deal", "play",
+                                                                             "show"]
+
+
 def test_a_refused_entry_leaves_the_saved_game_unchanged(database_url):
     store = GameStore(database_url)
     game_id = store.create(Setup(("A", "B")))

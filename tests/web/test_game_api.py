@@ -86,6 +86,21 @@ def test_a_hand_holding_a_card_the_other_player_played(client):
     assert client.get(f"/api/games/{game_id}").get_json() == before
 
 
+def test_undo_an_entry_in_the_middle(client):
+    game_id = new_game(client)
+    add(client, game_id, DEAL)
+    add(client, game_id, {"type": "irregularity", "player": "A", "kind": "hand"})
+    add(client, game_id, PLAY)
+    response = client.post(f"/api/games/{game_id}/undo", json={"entry": 1})
+    assert response.status_code == 422
+    assert response.get_json()["error"].startswith("entry 1 cannot be undone on its own")
+    response = client.post(f"/api/games/{game_id}/undo", json={"entry": "2"})
+    assert response.status_code == 400
+    state = client.post(f"/api/games/{game_id}/undo", json={"entry": 2}).get_json()
+    assert scores(state) == [3, 2] and [line["entry"]["type"] for line in state["log"]] == [
+        "deal", "play"]
+
+
 def test_not_json_and_no_such_game(client):
     game_id = new_game(client)
     response = client.post(f"/api/games/{game_id}/entries", data="deal",

@@ -120,11 +120,18 @@ def test_a_crib_read_from_a_photo(open_game, tmp_path):
     tab, app = open_game(reader=StubReader(cards=["4H", "6D", "4C", "6S"]))
     client = app.test_client()
     game_id = client.post("/api/games", json={"players": ["Ann", "Bob"]}).get_json()["id"]
-    for entry in ({"type": "deal", "starter": "5S"}, {"type": "show", "claim": 7},
-                  {"type": "show", "claim": 29}):
+    for entry in ({"type": "deal", "starter": "5S"},
+                  {"type": "irregularity", "player": "Bob", "kind": "peg"},
+                  {"type": "show", "claim": 7}, {"type": "show", "claim": 29}):
         client.post(f"/api/games/{game_id}/entries", json=entry)
     page = tab.page
     page.goto(f"{tab.url}/game/{game_id}")
+    assert scores(page) == ["31", "7"]
+    page.click('#log button[aria-label="Undo entry 2"]')  # the irregularity was a mistake
+    expect(page.locator("#sides .score").first).to_have_text("29")
+    page.click('#log button[aria-label="Undo entry 1"]')  # the deal: the shows need it
+    expect(page.locator("#entry-error")).to_contain_text("Entry 1 cannot be undone on its own")
+    expect(page.locator("#log li")).to_have_count(3)
     expect(page.locator("#next")).to_contain_text("Ann's crib")
     page.set_input_files("#show-photo", files=[{"name": "crib.png", "mimeType": "image/png",
                                                 "buffer": PNG}])

@@ -133,8 +133,15 @@ function render(state) {
   $("show-label").textContent = next.step === "show" ? `${next.player}'s ${next.crib ? "crib" : "hand"}` : "Hand";
   fillPlayers($("peg-player"), state.setup.players);
   fillPlayers($("offender"), state.setup.players);
-  $("log").replaceChildren(...state.log.map((line) => {
+  $("log").replaceChildren(...state.log.map((line, i) => {
     const li = listItem(line.text);
+    const undo = document.createElement("button");
+    undo.type = "button";
+    undo.className = "button quiet undo-entry";
+    undo.dataset.entry = i + 1;
+    undo.textContent = "Undo";
+    undo.setAttribute("aria-label", `Undo entry ${i + 1}`);
+    li.append(undo);
     const scored = line.scored.map((c) => `${c.side} +${c.points} (${c.reason})`);
     if (scored.length) li.append(listDetail(scored.join("; "), "scored"));
     for (const note of line.notes) li.append(listDetail(note, "note-line"));
@@ -223,6 +230,13 @@ async function readPhoto(input) {
   $("photo-note").textContent = data.problems.length ? data.problems.join(" ") : "Check the cards read, then Show.";
 }
 
+// Drops the last entry, or the one asked for if the entries after it still fit.
+async function undo(which) {
+  const { ok, data } = await postJSON(`/api/games/${game.id}/undo`, which);
+  showError("entry-error", ok ? "" : data.error);
+  if (ok) render(data);
+}
+
 function showNew() {
   $("new-panel").hidden = false;
   for (const id of ["board-panel", "entry-panel", "log-panel"]) $(id).hidden = true;
@@ -285,10 +299,10 @@ function start() {
     event.preventDefault();
     await enter({ type: "irregularity", player: $("offender").value, kind: $("irregularity-kind").value });
   });
-  $("undo-button").addEventListener("click", async () => {
-    const { ok, data } = await postJSON(`/api/games/${game.id}/undo`);
-    showError("entry-error", ok ? "" : data.error);
-    if (ok) render(data);
+  $("undo-button").addEventListener("click", () => undo({}));
+  $("log").addEventListener("click", (event) => {
+    const button = event.target.closest(".undo-entry");
+    if (button) undo({ entry: Number(button.dataset.entry) });
   });
   $("next-game-button").addEventListener("click", async () => {
     const { ok, data } = await postJSON(`/api/games/${game.id}/next`);
