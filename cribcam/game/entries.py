@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from cribcam.scoring import Card, Play, parse_card, parse_cards
 from cribcam.game.setup import GameError
+from cribcam.scoring import Card, Play, parse_card, parse_cards
+from cribcam.scoring.cards import JACK
 
 MAX_PEG = 15  # the most one card can peg in the play: 12 for four of a kind, 2 for 15, 1 last
 SOURCES = ("typed", "photo", "camera")
@@ -39,7 +40,7 @@ class Deal:
 
     def __post_init__(self) -> None:
         if self.starter is not None:
-            is_jack = self.starter.code[0] == "J"
+            is_jack = self.starter.rank == JACK
             if self.heels and not is_jack:
                 raise EntryError(f"his heels needs a jack turned up, not {self.starter}")
             object.__setattr__(self, "heels", is_jack)
