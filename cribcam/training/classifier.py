@@ -6,11 +6,18 @@ table clutter that the finder, run at a low threshold, boxes by mistake) and a 4
 head. Exported, the model answers 53 probabilities per crop: the 52 cards (rank probability
 times suit probability, columns in ``CARD_CODES`` order) and "no index".
 
-Crops come from the scenes of `cribcam data build` (every labelled index; negatives from card
-faces and the table away from every printed corner) and from the real training photos, cut
-with twice the context that the classifier reads (``CONTEXT``), so that each step can draw a
-fresh crop from them: shifted, scaled, turned and squashed as a finder's box might be, then
-relit, recoloured, blurred and noised.
+Crops come from three places, each cut with twice the context that the classifier reads
+(``CONTEXT``), so that each step can draw a fresh crop from them: shifted, scaled, turned and
+squashed as a finder's box might be, then relit, recoloured, blurred and noised:
+
+* the rendered card art itself: crisp indices of every card and corner of the training
+  designs, at any angle, repainted in the scenes' looks (dark faces with gold print among
+  them), on table backgrounds. Crops of the scenes alone taught next to nothing in ten
+  minutes: most of their indices are a few blurred pixels high, too little to learn a glyph
+  from; the art teaches the glyphs, the scenes and real photos how cameras see them;
+* the scenes of `cribcam data build`: every labelled index, as a camera saw it in a scene,
+  and negatives from card faces and the table away from every printed corner;
+* the real training photos.
 """
 
 from __future__ import annotations
@@ -41,16 +48,20 @@ class CropBank:
         rank: (n,) int64, 0-12 for a rank, ``NO_INDEX`` for no index.
         suit: (n,) int64, 0-3 (meaningless for no index).
         real: (n,) bool, cut from a real photo.
+        art: (n,) bool, cut from the card art (all False when not given).
     """
 
     patches: np.ndarray
     rank: np.ndarray
     suit: np.ndarray
     real: np.ndarray
+    art: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = len(self.patches)
-        if not len(self.rank) == len(self.suit) == len(self.real) == n:
+        if self.art is None:
+            self.art = np.zeros(n, bool)
+        if not len(self.rank) == len(self.suit) == len(self.real) == len(self.art) == n:
             raise ValueError("a crop bank's arrays must have one entry per patch")
 
     def __len__(self) -> int:
@@ -58,12 +69,14 @@ class CropBank:
 
     @classmethod
     def merge(cls, banks: list["CropBank"]) -> "CropBank":
-        return cls(*(np.concatenate([getattr(b, k) for b in banks]) for k in ("patches", "rank", "suit", "real")))
+        return cls(*(np.concatenate([getattr(b, k) for b in banks])
+                     for k in ("patches", "rank", "suit", "real", "art")))
 
     def groups(self) -> dict[str, np.ndarray]:
-        """Indices of the four kinds of patches that a batch is mixed from."""
+        """Indices of the kinds of patches that a batch is mixed from."""
         index = self.rank != NO_INDEX
-        return {"synthetic": np.flatnonzero(index & ~self.real), "real": np.flatnonzero(index & self.real),
+        return {"synthetic": np.flatnonzero(index & ~self.real & ~self.art),
+                "art": np.flatnonzero(index & self.art), "real": np.flatnonzero(index & self.real),
                 "negative": np.flatnonzero(~index)}
 
 
@@ -135,6 +148,46 @@ def bank_from_scenes(data_dir: Path, part: str, seed: int, negatives_per_index: 
     n = len(patches)
     return CropBank(np.array(patches, np.uint8).reshape(n, PATCH, PATCH, 3), np.array(ranks, np.int64),
                     np.array(suits, np.int64), np.zeros(n, bool))
+
+
+def bank_from_decks(decks: list, count: int, seed: int, backgrounds: list[np.ndarray]) -> CropBank:
+    """Patches of indices cut straight from the card art of ``decks`` (``datagen.decks.Deck``).
+
+    Each is one corner of a random card, repainted in a random look of the scenes, turned
+    about the index to any angle (the finder's box is then the turned index's bounding box,
+    and the patch is sized on that, as at run time) and laid on a random patch of
+    ``backgrounds`` (BGR images: tables and cards as the scenes show them).
+    """
+    from cribcam.datagen.augment import restyle, sample_look
+    from cribcam.scoring.cards import CARD_CODES
+
+    rng = np.random.default_rng(seed)
+    patches = np.empty((count, PATCH, PATCH, 3), np.uint8)
+    ranks, suits = np.empty(count, np.int64), np.empty(count, np.int64)
+    for i in range(count):
+        deck = decks[int(rng.integers(len(decks)))]
+        code = CARD_CODES[int(rng.integers(len(CARD_CODES)))]
+        face = restyle(deck.cards[code], sample_look(rng))
+        x1, y1, x2, y2 = deck.corners[code][int(rng.integers(len(deck.corners[code])))]
+        angle = rng.uniform(0, 360) if rng.random() < 0.6 else rng.normal(0, 6) + 180 * rng.integers(2)
+        cos, sin = abs(np.cos(np.radians(angle))), abs(np.sin(np.radians(angle)))
+        w, h = x2 - x1, y2 - y1
+        turned_side = max(w * cos + h * sin, w * sin + h * cos)
+        centre = ((x1 + x2) / 2, (y1 + y2) / 2)
+        matrix = cv2.getRotationMatrix2D(centre, angle, PATCH / CONTEXT / turned_side * rng.uniform(0.92, 1.08))
+        matrix[:, 2] += PATCH / 2 - np.array(centre)
+        card = cv2.warpAffine(face, matrix, (PATCH, PATCH), flags=cv2.INTER_AREA, borderValue=(0, 0, 0, 0))
+        alpha = card[..., 3:].astype(np.float32) / 255
+        patches[i] = (card[..., :3] * alpha + _background(rng, backgrounds) * (1 - alpha)).astype(np.uint8)
+        ranks[i], suits[i] = _card_index(code)
+    return CropBank(patches, ranks, suits, np.zeros(count, bool), np.ones(count, bool))
+
+
+def _background(rng: np.random.Generator, images: list[np.ndarray]) -> np.ndarray:
+    image = images[int(rng.integers(len(images)))]
+    side = int(rng.integers(PATCH // 2, min(image.shape[:2])))
+    y, x = (int(rng.integers(0, image.shape[k] - side + 1)) for k in (0, 1))
+    return cv2.resize(image[y:y + side, x:x + side], (PATCH, PATCH), interpolation=cv2.INTER_AREA)
 
 
 def bank_from_labelled_photos(images: Path, labels: dict, seed: int, negatives_per_index: float = 0.5) -> CropBank:
@@ -251,7 +304,7 @@ def card_probabilities(model, x):
 class _Batches:
     """Mixes each batch from the bank's kinds in fixed shares, drawing crops afresh each time."""
 
-    SHARES = {"synthetic": 0.57, "real": 0.15, "negative": 0.28}
+    SHARES = {"art": 0.35, "synthetic": 0.24, "real": 0.13, "negative": 0.28}
 
     def __init__(self, bank: CropBank, batch: int, rng: np.random.Generator):
         self.bank, self.batch, self.rng = bank, batch, rng

@@ -53,6 +53,7 @@ class Recipe:
         finder_batch: crops per step.
         finder_lr: AdamW's learning rate.
         real_repeat: times each real training photo is cut into finder crops.
+        art_crops: crops of the training designs' card art in the classifier's bank.
         classifier_minutes: the classifier's training time, wall-clock.
         classifier_from: classifier weights to continue from, or None.
         classifier_batch: crops per step.
@@ -73,6 +74,7 @@ class Recipe:
     finder_batch: int = 32
     finder_lr: float = 0.002
     real_repeat: int = 3
+    art_crops: int = 30000
     classifier_minutes: float = 40.0
     classifier_from: Path | None = None
     classifier_batch: int = 128
@@ -175,7 +177,11 @@ def _classifier_stage(recipe: Recipe) -> None:
     """Stage 3, in its own process: the crop bank, then the classifier's training."""
     import torch
 
-    from cribcam.training.classifier import CropBank, bank_from_labelled_photos, bank_from_scenes, train_classifier
+    import cv2
+
+    from cribcam.datagen.decks import load_decks
+    from cribcam.training.classifier import (CropBank, bank_from_decks, bank_from_labelled_photos, bank_from_scenes,
+                                             train_classifier)
     from cribcam.vision.evaluate import load_labels
 
     torch.set_num_threads(1)  # the finder has the other core, and its data loaders
@@ -183,7 +189,11 @@ def _classifier_stage(recipe: Recipe) -> None:
     if recipe.classifier_checkpoint.with_suffix(".done").is_file():
         log("classifier: finished already")
         return
-    banks = [bank_from_scenes(recipe.synth, "train", recipe.seed)]
+    scenes = sorted((recipe.synth / "images" / "train").glob("*.jpg"))
+    backgrounds = [cv2.imread(str(path)) for path in scenes[:300]]
+    decks = [d for d in load_decks(progress=False) if d.split == "train"]
+    banks = [bank_from_decks(decks, recipe.art_crops, recipe.seed, backgrounds),
+             bank_from_scenes(recipe.synth, "train", recipe.seed)]
     if recipe.real is not None:
         banks.append(bank_from_labelled_photos(recipe.real_set / "images" / "train",
                                                load_labels(recipe.real_set / "labels-train.json"), recipe.seed))

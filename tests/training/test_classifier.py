@@ -7,7 +7,8 @@ torch = pytest.importorskip("torch")
 
 from cribcam.scoring.cards import CARD_CODES  # noqa: E402
 from cribcam.training.classifier import (  # noqa: E402
-    NO_INDEX, PATCH, CropBank, augment, build_model, card_probabilities, export_classifier, train_classifier)
+    NO_INDEX, PATCH, CropBank, augment, bank_from_decks, build_model, card_probabilities, export_classifier,
+    train_classifier)
 from cribcam.vision.classifier import IndexClassifier  # noqa: E402
 from cribcam.vision.crops import CROP_SIZE  # noqa: E402
 
@@ -30,6 +31,25 @@ def test_bank_groups_split_indices_real_and_synthetic_from_negatives():
     bank = _bank()
     assert (bank.rank[groups["negative"]] == NO_INDEX).all()
     assert bank.real[groups["real"]].all() and not bank.real[groups["synthetic"]].any()
+
+
+def test_art_patches_centre_the_index_of_the_named_card(monkeypatch):
+    from types import SimpleNamespace
+
+    import cribcam.datagen.augment
+
+    monkeypatch.setattr(cribcam.datagen.augment, "sample_look", lambda rng: {"name": "plain"})  # black print
+    face = np.zeros((120, 80, 4), np.uint8)
+    face[..., :3], face[..., 3] = 255, 255
+    face[10:30, 8:20, :3] = 0  # the "index": a black block in the top-left corner
+    deck = SimpleNamespace(cards={code: face for code in CARD_CODES},
+                           corners={code: [(8, 10, 20, 30)] for code in CARD_CODES})
+    backgrounds = [np.full((200, 200, 3), 128, np.uint8)]
+    bank = bank_from_decks([deck], 20, seed=0, backgrounds=backgrounds)
+    assert bank.art.all() and not bank.real.any() and len(bank.groups()["art"]) == 20
+    assert ((bank.rank >= 0) & (bank.rank < NO_INDEX)).all() and ((bank.suit >= 0) & (bank.suit < 4)).all()
+    middle = bank.patches[:, PATCH // 2 - 3:PATCH // 2 + 3, PATCH // 2 - 3:PATCH // 2 + 3]
+    assert (middle < 60).all()  # the index, whatever the angle, sits in the middle of its patch
 
 
 def test_augmented_crops_have_the_classifier_input_size():
@@ -60,9 +80,10 @@ def test_card_columns_are_suit_major_like_card_codes():
 def test_training_resumes_and_exports_a_model_the_runtime_reads(tmp_path):
     checkpoint = tmp_path / "c.pt"
     train_classifier(_bank(), checkpoint, minutes=0.02, batch=8, lr=1e-3, seed=0, log=lambda m: None)
-    steps = torch.load(checkpoint, weights_only=False)["state"]["steps"]
-    train_classifier(_bank(), checkpoint, minutes=0.04, batch=8, lr=1e-3, seed=0, log=lambda m: None)
-    assert torch.load(checkpoint, weights_only=False)["state"]["steps"] > steps
+    state = torch.load(checkpoint, weights_only=False)["state"]
+    more = state["seconds"] / 60 + 0.02  # the time spent so far (a loaded machine is slow) and more
+    train_classifier(_bank(), checkpoint, minutes=more, batch=8, lr=1e-3, seed=0, log=lambda m: None)
+    assert torch.load(checkpoint, weights_only=False)["state"]["steps"] > state["steps"]
     onnx = export_classifier(checkpoint, tmp_path / "classifier.onnx")
     image = np.random.default_rng(0).integers(0, 255, (200, 300, 3), dtype=np.uint8)
     out = IndexClassifier(onnx)(image, np.array([[10, 10, 40, 50], [250, 150, 320, 230]], np.float32))
