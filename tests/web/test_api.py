@@ -16,7 +16,7 @@ import pytest
 
 from cribcam.scoring import score_hand
 from cribcam.scoring.report import count_report
-from cribcam.vision.detector import DEFAULT_MODEL
+from cribcam.vision.models import MODELS_DIR, ModelMissingError, model_files
 from cribcam.vision.reading import Reading
 from cribcam.vision.report import reading_report
 from cribcam.web import create_app, reader_slot
@@ -189,13 +189,20 @@ def test_photo_without_a_model_is_a_clear_503(client, photo_bytes):
                                       "PATH); type the cards in instead"}
 
 
+def _models_shipped() -> bool:
+    try:
+        return bool(model_files(MODELS_DIR))
+    except ModelMissingError:
+        return False
+
+
 def test_the_bundled_model_state_is_reported_truthfully():
     app = create_app({"TESTING": True})
     client = app.test_client()
     status = client.get("/api/status").json
-    assert status["model"] == DEFAULT_MODEL.is_file()
+    assert status["model"] == _models_shipped()
     response = upload(client, (DATA / "webcam-5-cards.jpg").read_bytes())
-    if DEFAULT_MODEL.is_file():
+    if _models_shipped():
         assert response.status_code == 200 and "cards" in response.json
     else:
         assert response.status_code == 503 and "no card-reading model" in response.json["error"]
@@ -478,9 +485,9 @@ def test_a_model_installed_later_is_picked_up_without_a_restart(monkeypatch):
 
 
 def test_a_damaged_model_file_is_a_503(tmp_path, photo_bytes):
-    model = tmp_path / "broken.onnx"
-    model.write_bytes(b"this is not an onnx model")
-    app = create_app({"TESTING": True, "MODEL_PATH": model})
+    for name in ("finder.onnx", "classifier.onnx"):
+        (tmp_path / name).write_bytes(b"this is not an onnx model")
+    app = create_app({"TESTING": True, "MODEL_PATH": tmp_path})
     assert reader_slot(app).error  # logged at start-up
     response = upload(app.test_client(), photo_bytes)
     assert response.status_code == 503
