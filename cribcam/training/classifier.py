@@ -306,11 +306,12 @@ class _Batches:
 
     SHARES = {"art": 0.35, "synthetic": 0.24, "real": 0.13, "negative": 0.28}
 
-    def __init__(self, bank: CropBank, batch: int, rng: np.random.Generator):
+    def __init__(self, bank: CropBank, batch: int, rng: np.random.Generator, shares: dict | None = None):
         self.bank, self.batch, self.rng = bank, batch, rng
-        self.groups = {k: v for k, v in bank.groups().items() if len(v)}
-        total = sum(self.SHARES[k] for k in self.groups)
-        self.counts = {k: round(batch * self.SHARES[k] / total) for k in self.groups}
+        shares = shares or self.SHARES
+        self.groups = {k: v for k, v in bank.groups().items() if len(v) and shares.get(k)}
+        total = sum(shares[k] for k in self.groups)
+        self.counts = {k: round(batch * shares[k] / total) for k in self.groups}
 
     def next(self):
         import torch
@@ -322,7 +323,8 @@ class _Batches:
 
 
 def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: int, lr: float, seed: int,
-                     start_from: Path | None = None, log=print, save_every: float = 120.0) -> Path:
+                     start_from: Path | None = None, log=print, save_every: float = 120.0,
+                     shares: dict | None = None, on_step=None) -> Path:
     """Trains for ``minutes`` of wall-clock in all, resuming from ``checkpoint`` if it is there.
 
     Args:
@@ -334,6 +336,11 @@ def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: in
         seed: random seed.
         start_from: weights to fine-tune from when there is no checkpoint yet (teaching a deck).
         log: where progress lines go.
+        save_every: seconds between checkpoints.
+        shares: each batch's share of every kind of crop (``CropBank.groups``), instead of
+            the recipe's (teaching a deck weighs the player's photos more).
+        on_step: called after every step with the seconds trained and ``minutes`` in
+            seconds (for a progress bar with time left).
 
     Returns:
         ``checkpoint``, holding the weights under "model".
@@ -353,7 +360,7 @@ def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: in
         log(f"classifier: resuming at {state['seconds'] / 60:.1f} of {minutes:.0f} min, step {state['steps']}")
     elif start_from is not None:
         model.load_state_dict(torch.load(start_from, map_location="cpu", weights_only=False)["model"])
-    batches = _Batches(bank, batch, np.random.default_rng([seed, state["steps"]]))
+    batches = _Batches(bank, batch, np.random.default_rng([seed, state["steps"]]), shares)
     budget = minutes * 60
     model.train()
     last_save = last_log = time.monotonic()
@@ -374,6 +381,8 @@ def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: in
         state["steps"] += 1
         now = time.monotonic()
         state["seconds"] = now - clock
+        if on_step is not None:
+            on_step(min(state["seconds"], budget), budget)
         if now - last_log >= 30:
             log(f"classifier: step {state['steps']}, loss {loss.item():.3f}, "
                 f"{state['seconds'] / 60:.1f} of {minutes:.0f} min, about {(budget - state['seconds']) / 60:.0f} min left")
