@@ -26,6 +26,7 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import cv2
 import numpy as np
@@ -112,13 +113,69 @@ def _negatives(rng, image: np.ndarray, avoid: np.ndarray, sizes: np.ndarray, cou
                 continue
         else:
             point = rng.uniform([0, 0], [width, height])
-        if len(avoid):
-            centres, reach = avoid[:, :2], avoid[:, 2]
-            if (np.linalg.norm(centres - point, axis=1) < reach + side * 0.5).any():
-                continue
+        if not _clear_of(avoid, point, side):
+            continue
         half = side / 2
         found.append(_patch(image, (point[0] - half, point[1] - half, point[0] + half, point[1] + half)))
     return found
+
+
+def _clear_of(avoid: np.ndarray, point: np.ndarray, side: float) -> bool:
+    """Whether a square of ``side`` around ``point`` keeps clear of every (x, y, reach) zone."""
+    return not len(avoid) or bool((np.linalg.norm(avoid[:, :2] - point, axis=1) >= avoid[:, 2] + side / 2).all())
+
+
+def _scene_corner_zones(record: dict) -> np.ndarray:
+    """(x, y, reach) around every printed corner of a scene, labelled or not: a half-hidden
+    index is still an index, and must not be taught as "no index"."""
+    quads = [np.array(c["quad"]) for card in record["cards"] for c in card.get("corners", []) if c["quad"]]
+    return np.array([[*q.mean(axis=0), (q.max(axis=0) - q.min(axis=0)).max()] for q in quads]).reshape(-1, 3)
+
+
+def _photo_label_zones(boxes: list) -> np.ndarray:
+    """(x, y, reach) well around every labelled box of a real photo: its unlabelled print is not
+    known, so only places far from any labelled corner are taken for "no index"."""
+    return np.array([[(b[0] + b[2]) / 2, (b[1] + b[3]) / 2, 2.5 * max(b[2] - b[0], b[3] - b[1])]
+                     for b in boxes]).reshape(-1, 3)
+
+
+def _negative_bank(patches: list[np.ndarray], real: bool) -> CropBank:
+    n = len(patches)
+    return CropBank(np.array(patches, np.uint8).reshape(n, PATCH, PATCH, 3), np.full(n, NO_INDEX, np.int64),
+                    np.zeros(n, np.int64), np.full(n, real, bool))
+
+
+def _mistakes(image: np.ndarray, boxes: np.ndarray, avoid: np.ndarray) -> list[np.ndarray]:
+    """Patches of the found boxes that lie clear of every index."""
+    return [_patch(image, box) for box in boxes
+            if _clear_of(avoid, (box[:2] + box[2:]) / 2, float((box[2:] - box[:2]).max()))]
+
+
+def bank_from_finder_mistakes(find: Callable[[np.ndarray], np.ndarray], data_dir: Path, part: str,
+                              photos: Path | None = None, photo_labels: dict | None = None,
+                              scenes: int | None = None) -> CropBank:
+    """Hard negatives: what a finder boxes in scenes (and real photos) that is no index.
+
+    Pips, court art, backs and clutter that the finder takes for indices are the classifier's
+    commonest false cards; taught as "no index" they are rejected.
+
+    Args:
+        find: a BGR image to (n, 4) boxes, e.g. an ``IndexFinder`` at a low threshold.
+        data_dir, part: a built synthetic set and its part.
+        photos, photo_labels: real photos and their labels (the `cribcam eval` format), optional.
+        scenes: read only this many scenes (the finder takes a while on each).
+    """
+    synthetic = []
+    for meta_path in sorted((data_dir / "meta" / part).glob("*.json"))[:scenes]:
+        record = json.loads(meta_path.read_text())
+        image = cv2.imread(str(data_dir / "images" / part / record["image"]))
+        synthetic += _mistakes(image, find(image), _scene_corner_zones(record))
+    real = []
+    for name, entry in sorted((photo_labels or {}).items()):
+        image = cv2.imread(str(photos / name))
+        if image is not None:
+            real += _mistakes(image, find(image), _photo_label_zones([c["box"] for c in entry["cards"]]))
+    return CropBank.merge([_negative_bank(synthetic, False), _negative_bank(real, True)])
 
 
 def bank_from_scenes(data_dir: Path, part: str, seed: int, negatives_per_index: float = 1.0) -> CropBank:
@@ -134,10 +191,7 @@ def bank_from_scenes(data_dir: Path, part: str, seed: int, negatives_per_index: 
             rank, suit = _card_index(code)
             ranks.append(rank)
             suits.append(suit)
-        # Every printed corner, labelled or not, is kept clear of negatives: a half-hidden
-        # index is still an index, and must not be taught as "no index".
-        quads = [np.array(c["quad"]) for card in record["cards"] for c in card.get("corners", []) if c["quad"]]
-        avoid = np.array([[*q.mean(axis=0), (q.max(axis=0) - q.min(axis=0)).max()] for q in quads]).reshape(-1, 3)
+        avoid = _scene_corner_zones(record)
         outlines = [np.array(card["polygon"]) for card in record["cards"] if card["polygon"]]
         sizes = np.array([max(b[2] - b[0], b[3] - b[1]) for _, b in labels])
         wanted = int(rng.poisson(negatives_per_index * max(len(labels), 2)))
@@ -209,8 +263,7 @@ def bank_from_labelled_photos(images: Path, labels: dict, seed: int, negatives_p
             ranks.append(rank)
             suits.append(suit)
         sizes = np.array([max(b[2] - b[0], b[3] - b[1]) for _, b in boxes])
-        avoid = np.array([[(b[0] + b[2]) / 2, (b[1] + b[3]) / 2, 2.5 * max(b[2] - b[0], b[3] - b[1])]
-                          for _, b in boxes]).reshape(-1, 3)
+        avoid = _photo_label_zones([b for _, b in boxes])
         negatives = _negatives(rng, image, avoid, sizes, int(rng.poisson(negatives_per_index * max(len(boxes), 2))), [])
         patches += negatives
         ranks += [NO_INDEX] * len(negatives)

@@ -46,7 +46,9 @@ class Recipe:
         seed: random seed of the data and of both trainings.
         workers: data-loader processes of the finder.
         finder_model: ultralytics model yaml to train from scratch.
-        finder_from: a finder checkpoint (.pt) to continue from instead, at ``finder_lr / 3``.
+        finder_from: a finder checkpoint (.pt) to continue from instead, at ``finder_lr / 3``;
+            what it boxes in the training scenes and photos that is no index becomes the
+            classifier's hard negatives.
         finder_crop: side of the training crops, pixels.
         finder_imgsz: the exported finder's input (it reads whole frames at this size).
         finder_hours: the finder's training time, wall-clock.
@@ -54,6 +56,7 @@ class Recipe:
         finder_lr: AdamW's learning rate.
         real_repeat: times each real training photo is cut into finder crops.
         art_crops: crops of the training designs' card art in the classifier's bank.
+        mined_scenes: scenes the continued finder is run on for hard negatives.
         classifier_minutes: the classifier's training time, wall-clock.
         classifier_from: classifier weights to continue from, or None.
         classifier_batch: crops per step.
@@ -75,6 +78,7 @@ class Recipe:
     finder_lr: float = 0.002
     real_repeat: int = 3
     art_crops: int = 30000
+    mined_scenes: int = 1500
     classifier_minutes: float = 40.0
     classifier_from: Path | None = None
     classifier_batch: int = 128
@@ -194,14 +198,30 @@ def _classifier_stage(recipe: Recipe) -> None:
     decks = [d for d in load_decks(progress=False) if d.split == "train"]
     banks = [bank_from_decks(decks, recipe.art_crops, recipe.seed, backgrounds),
              bank_from_scenes(recipe.synth, "train", recipe.seed)]
-    if recipe.real is not None:
-        banks.append(bank_from_labelled_photos(recipe.real_set / "images" / "train",
-                                               load_labels(recipe.real_set / "labels-train.json"), recipe.seed))
+    real_labels = load_labels(recipe.real_set / "labels-train.json") if recipe.real is not None else None
+    if real_labels is not None:
+        banks.append(bank_from_labelled_photos(recipe.real_set / "images" / "train", real_labels, recipe.seed))
+    if recipe.finder_from is not None:
+        banks.append(_finder_mistakes(recipe, real_labels, log))
     bank = CropBank.merge(banks)
     log(f"classifier: {len(bank)} crops ({', '.join(f'{k} {len(v)}' for k, v in bank.groups().items())})")
     train_classifier(bank, recipe.classifier_checkpoint, recipe.classifier_minutes, recipe.classifier_batch,
                      recipe.classifier_lr, recipe.seed, start_from=recipe.classifier_from, log=log)
     recipe.classifier_checkpoint.with_suffix(".done").touch()
+
+
+def _finder_mistakes(recipe: Recipe, real_labels: dict | None, log):
+    """Hard negatives from the finder the run continues from, read at run-time size."""
+    from cribcam.training.classifier import bank_from_finder_mistakes
+    from cribcam.training.finder import export_finder
+    from cribcam.vision.finder import IndexFinder
+
+    onnx = export_finder(recipe.finder_from, recipe.work / "mining" / FINDER_FILE, recipe.finder_imgsz)
+    finder = IndexFinder(onnx, conf=0.05, threads=1)
+    bank = bank_from_finder_mistakes(lambda image: finder(image).xyxy, recipe.synth, "train",
+                                     recipe.real_set / "images" / "train", real_labels, recipe.mined_scenes)
+    log(f"classifier: {len(bank)} hard negatives from {recipe.finder_from}")
+    return bank
 
 
 def _finder_start(recipe: Recipe) -> str:

@@ -88,3 +88,23 @@ def test_training_resumes_and_exports_a_model_the_runtime_reads(tmp_path):
     image = np.random.default_rng(0).integers(0, 255, (200, 300, 3), dtype=np.uint8)
     out = IndexClassifier(onnx)(image, np.array([[10, 10, 40, 50], [250, 150, 320, 230]], np.float32))
     assert out.shape == (2, 53) and np.allclose(out.sum(axis=1), 1, atol=1e-4)
+
+
+def test_finder_mistakes_clear_of_every_corner_become_negatives(tmp_path):
+    import json
+
+    import cv2
+
+    from cribcam.training.classifier import bank_from_finder_mistakes
+
+    for kind in ("images", "meta"):
+        (tmp_path / kind / "train").mkdir(parents=True)
+    cv2.imwrite(str(tmp_path / "images" / "train" / "0.jpg"), np.full((200, 200, 3), 90, np.uint8))
+    corner = {"quad": [[10, 10], [30, 10], [30, 40], [10, 40]]}  # an index whose ink is half hidden
+    (tmp_path / "meta" / "train" / "0.json").write_text(json.dumps(
+        {"image": "0.jpg", "cards": [{"corners": [corner], "polygon": None}]}))
+    found = np.array([[12, 12, 32, 42],      # on the printed corner: an index, not a mistake
+                      [120, 120, 145, 150]],  # far from it: a mistake
+                     np.float32)
+    bank = bank_from_finder_mistakes(lambda image: found, tmp_path, "train")
+    assert len(bank) == 1 and (bank.rank == NO_INDEX).all() and not bank.real.any()
