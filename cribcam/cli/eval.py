@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from cribcam.cli.decks import add_deck_option
 from cribcam.cli.main import UsageError
 from cribcam.cli.model import open_reader
 
@@ -20,6 +21,7 @@ def add_parser(subparsers) -> None:
                         help="a text file of image names to evaluate (e.g. a validation split)")
     parser.add_argument("--model", type=Path, metavar="DIR",
                         help="folder with finder.onnx and classifier.onnx (default: the bundled models)")
+    add_deck_option(parser)
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(handler=run)
 
@@ -35,7 +37,7 @@ def run(args) -> int:
         labels = load_labels(args.labels)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    reader = open_reader(args.model)
+    reader = open_reader(args.model, args.deck)
     if args.only:
         wanted = set(args.only.read_text().split())
         labels = {name: entry for name, entry in labels.items() if name in wanted}

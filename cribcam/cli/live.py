@@ -7,6 +7,7 @@ from functools import partial
 from pathlib import Path
 
 from cribcam.cli.count import add_count_options
+from cribcam.cli.decks import add_deck_option
 from cribcam.cli.main import UsageError
 from cribcam.cli.model import open_reader
 
@@ -26,6 +27,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--agree", type=int, default=5, help="frames that must agree to lock")
     parser.add_argument("--model", type=Path, metavar="DIR",
                         help="folder with finder.onnx and classifier.onnx (default: the bundled models)")
+    add_deck_option(parser)
     add_count_options(parser, starter_required=False)
     parser.set_defaults(handler=run)
 
@@ -48,7 +50,7 @@ def run(args) -> int:
         lock = HandLock(args.window, args.agree)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    reader = open_reader(args.model)
+    reader = open_reader(args.model, args.deck)
     capture = cv2.VideoCapture(str(args.video) if args.video else args.camera)
     if not capture.isOpened():
         raise UsageError(f"cannot open {'video ' + str(args.video) if args.video else f'camera {args.camera}'}")

@@ -17,7 +17,7 @@ import sys
 from cribcam.scoring.cards import CardError
 
 # Subcommand modules, in the order `cribcam --help` lists them.
-COMMANDS = ["count", "peg", "stats", "discard", "game", "data", "train", "read", "eval", "serve", "live"]
+COMMANDS = ["count", "peg", "stats", "discard", "game", "data", "train", "read", "eval", "serve", "live", "teach", "decks"]
 
 
 class UsageError(Exception):

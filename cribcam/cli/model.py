@@ -7,16 +7,21 @@ from pathlib import Path
 from cribcam.cli.main import UsageError
 
 
-def open_reader(model: Path | None):
-    """A ``CardReader`` on the ``--model`` given, or on the bundled model when it is None.
+def open_reader(model: Path | None, deck: str | None = None):
+    """A ``CardReader`` on the ``--model`` given, or on the bundled model when it is None,
+    reading with the classifier of the taught deck ``deck`` (``--deck``) when one is named.
 
     Raises:
-        UsageError: no model where one was named or bundled, or one that cannot be loaded.
+        UsageError: no model where one was named or bundled, or one that cannot be loaded;
+            no taught deck of that name.
     """
     from cribcam.vision import CardReader, ModelMissingError
+    from cribcam.vision.decks import DeckError, deck_classifier
 
     try:
-        return CardReader(model)
+        return CardReader(model, classifier=deck_classifier(deck))
+    except DeckError as exc:
+        raise UsageError(str(exc)) from None
     except ModelMissingError as exc:
         if model is None:
             raise UsageError(f"no card-reading model is installed ({exc})") from None

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from cribcam.cli.count import add_count_options, format_report
+from cribcam.cli.decks import add_deck_option
 from cribcam.cli.main import UsageError
 from cribcam.cli.model import open_reader
 
@@ -22,6 +23,7 @@ def add_parser(subparsers) -> None:
                         help="write a copy of the photo with the cards drawn on it")
     parser.add_argument("--model", type=Path, metavar="DIR",
                         help="folder with finder.onnx and classifier.onnx (default: the bundled models)")
+    add_deck_option(parser)
     parser.set_defaults(handler=run)
 
 
@@ -38,7 +40,7 @@ def run(args) -> int:
         raise UsageError(f"{args.photo} is not an image OpenCV can read (JPEG, PNG, BMP, TIFF, WebP)")
     if args.annotate and args.annotate.suffix.lower() not in (".png", ".jpg", ".jpeg"):
         raise UsageError(f"--annotate needs a .png or .jpg name, not {args.annotate.name}")
-    reader = open_reader(args.model)
+    reader = open_reader(args.model, args.deck)
     # A starter named by the player may lie outside the photo: then only the hand is in view.
     expected = expected_cards(args.variant, args.crib)
     reading = reader.read(image, expected=expected)

@@ -1,0 +1,176 @@
+"""`cribcam teach`: teach the reader your own deck from a few photos of it."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from cribcam.cli.main import UsageError
+
+ORDERS = ["suits-in-rows"]
+
+
+def add_parser(subparsers) -> None:
+    from cribcam.vision.decks import LAYOUT, TEACH_MINUTES
+
+    parser = subparsers.add_parser(
+        "teach", help="teach the reader your own deck from photos of it (a few minutes)",
+        description="Find the cards in photos of your deck, name them (by the stated layout, or "
+                    "by a labels file), then fine-tune the card classifier on them for a few "
+                    "minutes on this machine and keep it as a named deck in your data folder. "
+                    f"The layout of --order suits-in-rows: {LAYOUT}.",
+        epilog="examples: cribcam teach clubs.jpg diamonds.jpg hearts.jpg spades.jpg --name kitchen "
+               "--order suits-in-rows; cribcam teach *.jpg --name kitchen --labels names.json; "
+               "then cribcam read hand.jpg --deck kitchen")
+    parser.add_argument("photos", nargs="+", type=Path, metavar="PHOTO", help="photos of the deck")
+    parser.add_argument("--name", required=True, help="the deck's name (letters, digits, - and _)")
+    parser.add_argument("--order", choices=ORDERS, help="the cards lie in the stated layout: named with no typing")
+    parser.add_argument("--suits", metavar="CDHS",
+                        help="with --order: the suit of each photo in turn (default: clubs, diamonds, hearts, spades)")
+    parser.add_argument("--labels", type=Path, metavar="FILE",
+                        help="the cards' names and index boxes, in the format of cribcam eval --labels")
+    parser.add_argument("--write-labels", type=Path, metavar="FILE",
+                        help="write the names found (by --order, or the reader's proposals) to FILE to "
+                             "check or fix, and stop; teach from it with --labels FILE")
+    parser.add_argument("--minutes", type=float, default=TEACH_MINUTES,
+                        help=f"training time (default {TEACH_MINUTES:g}; the whole takes about half a "
+                             f"minute more)")
+    parser.add_argument("--model", type=Path, metavar="DIR",
+                        help="folder of the models to start from (default: the bundled models)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    from cribcam.training import teach
+    from cribcam.vision.decks import DeckError, check_name, deck_folder
+
+    try:
+        check_name(args.name)
+    except DeckError as exc:
+        raise UsageError(str(exc)) from None
+    if deck_folder(args.name).exists() and not args.write_labels:
+        raise UsageError(f"a deck named {args.name!r} exists already: remove it first "
+                         f"(cribcam decks remove {args.name}) or choose another name")
+    if args.order and args.labels:
+        raise UsageError("name the cards one way: --order or --labels, not both")
+    if args.suits and not args.order:
+        raise UsageError("--suits goes with --order suits-in-rows")
+    if not 0 < args.minutes <= 30:
+        raise UsageError(f"--minutes {args.minutes:g}: choose more than 0 and at most 30")
+    photos = _named_photos(args)
+    say = (lambda line: None) if args.json else print
+    for photo in photos:
+        names = " ".join(card.name or "?" for card in photo.cards)
+        say(f"{photo.name}: {len(photo.cards)} cards: {names or 'none found'}")
+    problems = [p for photo in photos for p in photo.problems]
+    for problem in problems:
+        say(f"Problem: {problem}")
+    missing = teach.missing_cards(photos)
+    say(f"Still missing: {' '.join(missing)}" if missing else "All 52 cards are named.")
+    if args.write_labels:
+        args.write_labels.write_text(json.dumps(teach.as_labels(photos), indent=1) + "\n")
+        say(f"Wrote the names to {args.write_labels}: check them, then teach with --labels {args.write_labels}")
+        return 0
+    if not (args.order or args.labels):
+        raise UsageError("confirm the names before teaching: lay the cards out as --order suits-in-rows states, "
+                         "or pass --labels FILE (--write-labels FILE writes the reader's proposals to fix), "
+                         "or use the teach page of cribcam serve")
+    try:
+        deck = teach.teach(photos, args.name, args.model, teach.Settings(minutes=args.minutes),
+                           progress=_ProgressBar(quiet=args.json))
+    except (DeckError, ValueError, FileNotFoundError) as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        print(json.dumps({"deck": deck.name, "folder": str(deck.folder), **deck.record,
+                          "problems": problems}, ensure_ascii=False))
+        return 0
+    for line in teach.check_sentences(deck.record["checks"]):
+        print(line[0].upper() + line[1:])
+    print(f"Taught the deck {deck.name} in {deck.record['seconds']:.0f} s, kept in {deck.folder}; "
+          f"read with it: cribcam read PHOTO --deck {deck.name}")
+    return 0
+
+
+def _named_photos(args) -> list:
+    """The photos read, their cards found and named as the options say."""
+    import cv2
+
+    from cribcam.cli.model import open_reader
+    from cribcam.training import teach
+    from cribcam.vision.evaluate import load_labels
+
+    for path in args.photos:
+        if not path.is_file():
+            raise UsageError(f"no such file: {path}")
+    if len({path.name for path in args.photos}) != len(args.photos):
+        raise UsageError("two photos have the same file name: rename one (the names key the labels)")
+    labels = None
+    if args.labels:
+        try:
+            labels = load_labels(args.labels)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        unlabelled = [path.name for path in args.photos if path.name not in labels]
+        if unlabelled:
+            raise UsageError(f"{args.labels} has no labels for {', '.join(unlabelled)}")
+    suits = None
+    if args.order:
+        try:
+            suits = teach.suit_names(args.suits, len(args.photos))
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    reader = open_reader(args.model)
+    photos = []
+    for k, path in enumerate(args.photos):
+        image = cv2.imread(str(path))
+        if image is None:
+            raise UsageError(f"{path} is not an image OpenCV can read (JPEG, PNG, BMP, TIFF, WebP)")
+        photo = teach.LayoutPhoto(path.name, image)
+        try:
+            if labels is not None:
+                teach.name_by_labels(photo, labels[path.name], reader)
+            else:
+                photo.cards = teach.find_cards(reader, image)
+                if suits:
+                    teach.name_in_order(photo, suits[k])
+                else:
+                    teach.name_by_proposals(photo)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        photos.append(photo)
+    return photos
+
+
+class _ProgressBar:
+    """Teaching's progress on standard error: a bar with the time left, redrawn in place on a
+    terminal, a line every 15 s otherwise."""
+
+    WIDTH = 30
+
+    def __init__(self, quiet: bool = False):
+        self.quiet = quiet
+        self.tty = sys.stderr.isatty()
+        self.last = 0.0
+
+    def __call__(self, stage: str, done: float, total: float) -> None:
+        if self.quiet:
+            return
+        now = time.monotonic()
+        if stage == "training" and total:
+            if now - self.last < (0.5 if self.tty else 15.0) and done < total:
+                return
+            filled = round(self.WIDTH * done / total)
+            left = max(0, round(total - done))
+            line = f"teaching [{'#' * filled}{'.' * (self.WIDTH - filled)}] {done / total:4.0%}  " \
+                   f"{left // 60}:{left % 60:02d} left"
+        else:
+            line = {"preparing": "teaching: cutting the crops", "checking": "teaching: checking the taught model",
+                    "done": "teaching: done"}.get(stage, stage)
+        self.last = now
+        if self.tty:
+            print(f"\r{line}\033[K", end="" if stage == "training" else "\n", file=sys.stderr, flush=True)
+        else:
+            print(line, file=sys.stderr, flush=True)

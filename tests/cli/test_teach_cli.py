@@ -1,0 +1,113 @@
+"""`cribcam teach`, `cribcam decks` and `--deck`: from photos on disk to reading with the deck."""
+
+import json
+import subprocess
+import sys
+
+import cv2
+import pytest
+
+from cribcam.vision.decks import DATA_ENV
+
+PHOTO = "tests/data/photos/webcam-5-cards.jpg"
+
+
+@pytest.fixture
+def cribcam(tmp_path):
+    """Runs `cribcam ARGS` with its own empty data folder."""
+    env = {**__import__("os").environ, DATA_ENV: str(tmp_path / "data")}
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "cribcam", *map(str, args)], capture_output=True, text=True,
+                              timeout=600, env=env)
+    return run
+
+
+@pytest.mark.parametrize("args, message", [
+    (["teach", PHOTO, "--name", "../escape"], "'../escape' cannot name a deck"),
+    (["teach", PHOTO, "--name", "a/b", "--order", "suits-in-rows"], "'a/b' cannot name a deck"),
+    (["teach", "no-such.jpg", "--name", "mine", "--order", "suits-in-rows"], "no such file: no-such.jpg"),
+    (["teach", PHOTO, PHOTO, PHOTO, PHOTO, PHOTO, "--name", "mine", "--order", "suits-in-rows"],
+     "two photos have the same file name"),
+    (["teach", PHOTO, "--name", "mine", "--suits", "H"], "--suits goes with --order"),
+    (["teach", PHOTO, "--name", "mine", "--order", "suits-in-rows", "--suits", "HH"], "once"),
+    (["teach", PHOTO, "--name", "mine", "--labels", "tests/data/photos/labels.json", "--order", "suits-in-rows"],
+     "one way"),
+    (["teach", PHOTO, "--name", "mine", "--labels", "tests/data/photos/ATTRIBUTION.txt"], "cannot read labels"),
+    (["teach", PHOTO, "--name", "mine", "--minutes", "0"], "--minutes 0"),
+    (["decks", "remove"], "name the deck to remove"),
+    (["decks", "remove", "nothing"], "no taught deck named 'nothing'; taught decks: none yet"),
+    (["read", PHOTO, "--deck", "nothing"], "no taught deck named 'nothing'"),
+    (["eval", "--images", "tests/data/photos", "--labels", "tests/data/photos/labels.json", "--deck", "../x"],
+     "cannot name a deck"),
+])
+def test_mistakes_are_one_line_with_exit_2(cribcam, args, message):
+    result = cribcam(*args)
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_with_no_decks_the_listing_says_how_to_teach_one(cribcam, tmp_path):
+    result = cribcam("decks")
+    assert result.returncode == 0
+    assert f"no taught decks in {tmp_path / 'data' / 'decks'}" in result.stdout
+    assert json.loads(cribcam("decks", "--json").stdout)["decks"] == []
+
+
+@pytest.fixture(scope="module")
+def layout_files(tmp_path_factory):
+    """Two rendered layout photos of a held-out design (clubs, hearts) and their labels file."""
+    from cribcam.datagen.decks import DeckArtError, load_decks
+    from cribcam.training.teach import render_layout
+
+    try:
+        deck = load_decks(split="heldout", progress=False)[1]
+    except DeckArtError as exc:
+        pytest.skip(f"deck art unavailable: {exc}")
+    folder = tmp_path_factory.mktemp("layouts")
+    labels = {}
+    for k, suit in enumerate("CH"):
+        image, boxes = render_layout(deck, suit, seed=20 + k)
+        cv2.imwrite(str(folder / f"{suit}.jpg"), image)
+        labels[f"{suit}.jpg"] = {"cards": [{"card": b.code, "box": [round(v, 1) for v in b.box]} for b in boxes]}
+    (folder / "labels.json").write_text(json.dumps(labels))
+    return folder
+
+
+def test_without_names_confirmed_it_shows_the_proposals_and_does_not_teach(cribcam, reader_models, layout_files,
+                                                                            tmp_path):
+    result = cribcam("teach", layout_files / "C.jpg", "--name", "mine", "--model", reader_models)
+    assert result.returncode == 2
+    assert result.stdout.startswith("C.jpg: ") and "Still missing: " in result.stdout
+    assert "confirm the names before teaching" in result.stderr
+    written = tmp_path / "names.json"
+    result = cribcam("teach", layout_files / "C.jpg", "--name", "mine", "--model", reader_models,
+                     "--order", "suits-in-rows", "--write-labels", written)
+    assert result.returncode == 0, result.stderr
+    assert list(json.loads(written.read_text())) == ["C.jpg"]
+    assert not (tmp_path / "data" / "decks").exists()
+
+
+def test_teach_then_read_with_the_deck_then_remove_it(cribcam, reader_models, layout_files, tmp_path):
+    result = cribcam("teach", layout_files / "C.jpg", layout_files / "H.jpg", "--name", "garden",
+                     "--labels", layout_files / "labels.json", "--minutes", "0.1", "--model", reader_models)
+    assert result.returncode == 0, result.stderr
+    assert "Still missing: AD 2D" in result.stdout  # diamonds and spades were not photographed
+    assert "Training designs (" in result.stdout
+    assert "Taught the deck garden in " in result.stdout and "--deck garden" in result.stdout
+    assert "teaching [" in result.stderr and " left" in result.stderr  # the progress bar
+
+    listed = json.loads(cribcam("decks", "--json").stdout)["decks"]
+    assert [(d["name"], d["cards"]) for d in listed] == [("garden", 26)]
+    assert "garden" in cribcam("decks").stdout
+
+    read = cribcam("read", layout_files / "C.jpg", "--deck", "garden", "--model", reader_models, "--json")
+    assert read.returncode == 0, read.stderr
+    assert "cards" in json.loads(read.stdout)
+
+    again = cribcam("teach", layout_files / "C.jpg", "--name", "garden", "--labels", layout_files / "labels.json")
+    assert again.returncode == 2 and "exists already" in again.stderr
+
+    assert cribcam("decks", "remove", "garden").returncode == 0
+    assert not (tmp_path / "data" / "decks" / "garden").exists()
+    assert (layout_files / "C.jpg").is_file()  # the photos taught from are the player's: kept

@@ -1,0 +1,84 @@
+"""Taught decks in the user's data folder: names, where they live, listing and removing."""
+
+from pathlib import Path
+
+import pytest
+
+from cribcam.vision.decks import (DATA_ENV, DeckError, check_name, data_dir, deck_classifier, deck_folder,
+                                  find_deck, list_decks, remove_deck)
+
+
+@pytest.fixture
+def data(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv(DATA_ENV, str(tmp_path / "data"))
+    return tmp_path / "data"
+
+
+def _fake_deck(name: str, cards: int = 52) -> Path:
+    folder = deck_folder(name)
+    (folder / "photos").mkdir(parents=True)
+    (folder / "classifier.onnx").write_bytes(b"onnx")
+    (folder / "photos" / "01-clubs.jpg").write_bytes(b"jpeg")
+    (folder / "deck.json").write_text(f'{{"name": "{name}", "cards": {list(range(cards))}}}')
+    return folder
+
+
+def test_the_data_folder_is_the_xdg_one_unless_cribcam_data_is_set(tmp_path, monkeypatch):
+    monkeypatch.delenv(DATA_ENV, raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert data_dir() == tmp_path / "xdg" / "cribcam"
+    monkeypatch.setenv(DATA_ENV, str(tmp_path / "mine"))
+    assert deck_folder("kitchen") == tmp_path / "mine" / "decks" / "kitchen"
+
+
+def test_the_data_folder_is_never_the_repository(monkeypatch):
+    monkeypatch.delenv(DATA_ENV, raising=False)
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    repository = Path(__file__).resolve().parents[2]
+    assert data_dir() == Path.home() / ".local" / "share" / "cribcam"
+    assert repository not in data_dir().parents
+
+
+@pytest.mark.parametrize("name", ["../evil", "a/b", "a\\b", ".hidden", "..", "", "two words", "x" * 41, "café"])
+def test_a_name_with_path_characters_or_odd_letters_is_refused(name, data):
+    with pytest.raises(DeckError, match="cannot name a deck"):
+        check_name(name)
+    with pytest.raises(DeckError):
+        deck_folder(name)
+
+
+@pytest.mark.parametrize("name", ["kitchen", "Gold-Deck_2", "7"])
+def test_plain_names_are_taken(name):
+    assert check_name(name) == name
+
+
+def test_listing_finds_decks_with_a_classifier_only(data):
+    _fake_deck("kitchen", cards=40)
+    _fake_deck("club")
+    (data / "decks" / ".half.teaching").mkdir()  # a teaching cut short
+    (data / "decks" / "empty").mkdir()  # no classifier: not a deck
+    decks = list_decks()
+    assert [d.name for d in decks] == ["club", "kitchen"]
+    assert len(decks[1].record["cards"]) == 40
+    assert deck_classifier("kitchen") == data / "decks" / "kitchen" / "classifier.onnx"
+    assert deck_classifier(None) is None
+
+
+def test_an_unknown_deck_is_said_with_the_decks_there_are(data):
+    _fake_deck("kitchen")
+    with pytest.raises(DeckError, match=r"no taught deck named 'garden'; taught decks: kitchen"):
+        find_deck("garden")
+
+
+def test_removing_a_deck_removes_its_files_only(data, tmp_path):
+    kept = _fake_deck("kept")
+    gone = _fake_deck("gone")
+    beside = data / "games.sqlite3"
+    beside.write_bytes(b"games")
+    assert remove_deck("gone") == gone
+    assert not gone.exists()
+    assert (kept / "classifier.onnx").is_file() and (kept / "photos" / "01-clubs.jpg").is_file()
+    assert beside.read_bytes() == b"games"
+    assert [d.name for d in list_decks()] == ["kept"]
+    with pytest.raises(DeckError, match="no taught deck named 'gone'"):
+        remove_deck("gone")
