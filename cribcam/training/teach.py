@@ -29,7 +29,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from cribcam.scoring.cards import CARD_CODES, RANK_NAMES, RANKS, SUIT_NAMES, SUITS
+from cribcam.scoring.cards import CARD_CODES, RANKS, SUIT_NAMES, SUITS
 from cribcam.vision.corners import CORNER_PAIR_SPAN
 from cribcam.vision.crops import CROP_SIZE, MARGIN, crop_square, index_crop, to_blob
 from cribcam.vision.decks import (LABELS_FILE, PHOTOS_DIR, RECORD_FILE, TEACH_MINUTES, DeckError, TaughtDeck,
@@ -42,6 +42,8 @@ START_WEIGHTS = Path("checkpoints") / "classifier.pt"  # in the models folder, b
 # tell corners of neighbouring cards in a hand apart; large indices on small cards come to 1.9).
 TEACH_SPAN = (1.5, CORNER_PAIR_SPAN[1])
 STEP_TOLERANCE = 0.4  # box sizes by which the corner-to-corner steps of two cards may differ
+NO_INDEX_CEILING = 0.5  # ... unless the classifier is this sure it is no index
+SIZE_SPREAD = 1.6  # a box this many times larger or smaller than the photo's typical one is no index
 TEACH_FINDER_SCORE = 0.3  # a finder box this sure is an index; pips and court art score less
 PROPOSAL_FLOOR = 0.25  # a proposal less sure than this is no proposal: the player names it
 STORED_SIDE = 1920  # teaching photos are kept at most this large (the reader reads no more)
@@ -123,13 +125,30 @@ def find_cards(reader, image: np.ndarray) -> list[FoundCard]:
         reader: a ``CardReader`` (its finder boxes the indices, its classifier proposes names).
         image: BGR uint8.
     """
-    found, finder_score, _ = reader.detect(image)
-    keep = finder_score >= TEACH_FINDER_SCORE
-    boxes, scores = found.xyxy[keep], found.scores[keep]
-    groups = group_corners(image, boxes)
+    found, finder_score, no_index = reader.detect(image)
+    # Pips and court art the finder boxes too: the classifier knows them for no index, and
+    # every index of one deck in one photo is about the same size.
+    keep = no_index < NO_INDEX_CEILING
+    sizes = np.maximum(found.xyxy[:, 2] - found.xyxy[:, 0], found.xyxy[:, 3] - found.xyxy[:, 1])
+    sure = keep & (finder_score >= TEACH_FINDER_SCORE)
+    if sure.any():
+        typical = float(np.median(sizes[sure]))
+        keep &= (sizes >= typical / SIZE_SPREAD) & (sizes <= typical * SIZE_SPREAD)
+    boxes, scores, finder_score = found.xyxy[keep], found.scores[keep], finder_score[keep]
+    # A box the finder is unsure of counts when it pairs with another as a card's corners.
+    groups = [g for g in group_corners(image, boxes) if len(g) > 1 or finder_score[g[0]] >= TEACH_FINDER_SCORE]
+    groups = _without_inner(groups, boxes)
     cards = [FoundCard([[round(float(v), 1) for v in boxes[i]] for i in group]) for group in groups]
     _propose(cards, [scores[group].sum(axis=0) / len(group) for group in groups])
     return reading_order(cards)
+
+
+def _without_inner(groups: list[list[int]], boxes: np.ndarray) -> list[list[int]]:
+    """The groups but those lying within the corners of another card: pips and court art."""
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    spans = [(centres[g].min(axis=0), centres[g].max(axis=0)) for g in groups if len(g) > 1]
+    return [g for g in groups if not any(((low < centres[g]) & (centres[g] < high)).all()
+                                         for low, high in spans)]
 
 
 def group_corners(image: np.ndarray, boxes: np.ndarray) -> list[list[int]]:
@@ -138,52 +157,61 @@ def group_corners(image: np.ndarray, boxes: np.ndarray) -> list[list[int]]:
     Every card of a layout photo lies the same way up, so the step from a card's top-left
     index to its bottom-right one (in index sizes) is about the same for each card, and only
     chance pairs of neighbours share another step as often. Opposite corners print the same
-    index turned half round, which tells them from the corners beside each other on four-
-    corner decks: a pair counts for its step by how alike its two crops are with one turned.
-    The step that most alike pairs share (the shorter of equals) is taken, boxes are paired
-    along it, most alike first, and the same again on the boxes left (the second diagonal of
-    four-corner decks). Pairs about one centre are one card; a box left over is a card with
-    one corner in view.
+    index turned half round, which tells them from other pairs: a pair counts for its step by
+    how alike its two crops are with one turned. So:
+
+    1. the step that most alike pairs share (the shorter of equals) is taken, and boxes are
+       paired along it, most alike first;
+    2. decks printing four corners: alike pairs about the centre of a card found are its
+       other diagonal;
+    3. boxes left that lie one step apart are paired too (a corner in shade, or half hidden);
+    4. a box left over is a card with one corner in view.
 
     Returns:
         Lists of box indices, one per card.
     """
-    n = len(boxes)
-    if n == 0:
-        return []
     centres = (boxes[:, :2] + boxes[:, 2:]) / 2
     sizes = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]).astype(np.float64)
     grey = [cv2.cvtColor(index_crop(image, box), cv2.COLOR_BGR2GRAY).astype(np.float32) for box in boxes]
-    free, pairs = set(range(n)), []
-    while True:
-        candidates = [(i, j) for i in sorted(free) for j in sorted(free) if i < j
-                      and TEACH_SPAN[0] <= _span(centres, sizes, i, j) <= TEACH_SPAN[1]]
-        if not candidates:
-            break
-        steps = np.array([_step(centres, sizes, i, j) for i, j in candidates])
-        alike = np.array([_turned_likeness(grey[i], grey[j]) for i, j in candidates])
-        weight = (2 * alike - 1).clip(0, 1)  # glyphs turned half round: near 1; others near 0
-        near = np.linalg.norm(steps[:, None] - steps[None], axis=2) <= STEP_TOLERANCE
-        support = (near * weight[None]).sum(axis=1) - 0.01 * np.linalg.norm(steps, axis=1)
-        best = int(support.argmax())
-        if support[best] <= 0 or (pairs and (near[best] & (weight > 0)).sum() < 2):
-            break  # a lone chance pair after the diagonals: not a card's corners
+    free = set(range(len(boxes)))
+
+    def candidates() -> list[tuple[int, int, np.ndarray, float]]:
+        """Pairs of free boxes a card's corners apart: (i, j, step, likeness)."""
+        return [(i, j, _step(centres, sizes, i, j), _turned_likeness(grey[i], grey[j]))
+                for i in sorted(free) for j in sorted(free)
+                if i < j and TEACH_SPAN[0] <= _span(centres, sizes, i, j) <= TEACH_SPAN[1]]
+
+    def take(chosen) -> list[list[int]]:
         taken = []
-        for k in sorted(np.flatnonzero(near[best] & (weight > 0)), key=lambda k: -alike[k]):
-            i, j = candidates[k]
+        for i, j, *_ in chosen:
             if i in free and j in free:
-                free -= {i, j}
+                free.difference_update((i, j))
                 taken.append([i, j])
-        pairs += taken
-    if pairs:  # corners too unlike to count (in shade, or half hidden) still pair along the first step
-        first = _step(centres, sizes, *pairs[0])
-        for i in sorted(free):
-            partner = min((j for j in free if j != i and np.linalg.norm(_step(centres, sizes, i, j) - first)
-                           <= 2.5 * STEP_TOLERANCE), key=lambda j: _span(centres, sizes, i, j), default=None)
-            if i in free and partner is not None:
-                free -= {i, partner}
-                pairs.append([i, partner])
+        return taken
+
+    first = _best_step(candidates())
+    if first is None:
+        return [[i] for i in sorted(free)]
+    pairs = take(sorted((c for c in candidates() if np.linalg.norm(c[2] - first) <= STEP_TOLERANCE
+                         and c[3] > 0.5), key=lambda c: -c[3]))
+    middles = [centres[pair].mean(axis=0) for pair in pairs]
+    pairs += take(sorted((c for c in candidates() if c[3] > 0.5 and any(
+        np.linalg.norm(centres[[c[0], c[1]]].mean(axis=0) - m) < sizes[c[0]] for m in middles)), key=lambda c: -c[3]))
+    pairs += take(sorted((c for c in candidates() if np.linalg.norm(c[2] - first) <= 2.5 * STEP_TOLERANCE),
+                         key=lambda c: np.linalg.norm(c[2] - first)))
     return _merge_about_centres(pairs, centres, sizes) + [[i] for i in sorted(free)]
+
+
+def _best_step(candidates: list[tuple[int, int, np.ndarray, float]]) -> np.ndarray | None:
+    """The corner-to-corner step that the most alike pairs share, or None when no pair is alike."""
+    if not candidates:
+        return None
+    steps = np.array([c[2] for c in candidates])
+    weight = np.array([2 * c[3] - 1 for c in candidates]).clip(0, 1)  # turned glyphs near 1, others 0
+    near = np.linalg.norm(steps[:, None] - steps[None], axis=2) <= STEP_TOLERANCE
+    support = (near * weight[None]).sum(axis=1) - 0.01 * np.linalg.norm(steps, axis=1)
+    best = int(support.argmax())
+    return steps[best] if support[best] > 0 else None
 
 
 def _span(centres: np.ndarray, sizes: np.ndarray, i: int, j: int) -> float:
@@ -439,11 +467,6 @@ def _place(card: FoundCard, image: np.ndarray) -> str:
     return "in the middle" if row == column == "middle" else f"at the {row} {column}".replace("middle ", "")
 
 
-def card_name(code: str) -> str:
-    """``"8C"`` -> ``"eight of clubs"``."""
-    return f"{RANK_NAMES[code[0]]} of {SUIT_NAMES[code[1]]}"
-
-
 # --- the rehearsal set --------------------------------------------------------------------
 
 REHEARSAL_SIDE = 64  # rehearsal patches are stored this large (scene indices are ~26 px)
@@ -483,7 +506,8 @@ def make_rehearsal(synth: Path, out: Path = REHEARSAL, scenes: int = 1200, art: 
         raise RuntimeError("could not encode the rehearsal mosaic")
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(out, mosaic=jpeg, rank=bank.rank.astype(np.int8), suit=bank.suit.astype(np.int8), art=bank.art,
-             side=REHEARSAL_SIDE, source=f"{synth} seed {seed}: {scenes} scene indices, {art} art, {negatives} negatives")
+             side=REHEARSAL_SIDE,
+             source=f"{synth} seed {seed}: {scenes} scene indices, {art} art, {negatives} negatives")
     return out
 
 

@@ -106,8 +106,9 @@ def test_labelled_cards_the_finder_does_not_see_are_named(layouts):
 
 def test_cards_the_reader_cannot_propose_a_name_for_are_said_by_place():
     image = np.zeros((300, 300, 3), np.uint8)
-    photo = teach.LayoutPhoto("any.jpg", image, [teach.FoundCard([[10, 10, 30, 40]], proposal=None),
-                                                 teach.FoundCard([[200, 250, 220, 280]], proposal="5H", confidence=0.9)])
+    cards = [teach.FoundCard([[10, 10, 30, 40]], proposal=None),
+             teach.FoundCard([[200, 250, 220, 280]], proposal="5H", confidence=0.9)]
+    photo = teach.LayoutPhoto("any.jpg", image, cards)
     teach.name_by_proposals(photo)
     assert [card.name for card in photo.cards] == [None, "5H"]
     assert photo.problems == ["any.jpg: the card at the top left could not be read: name it on the teach page "
