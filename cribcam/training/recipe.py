@@ -56,6 +56,8 @@ class Recipe:
         finder_lr: AdamW's learning rate.
         real_repeat: times each real training photo is cut into finder crops.
         art_crops: crops of the training designs' card art in the classifier's bank.
+        font_decks: plain decks drawn with the machine's fonts (``datagen.font_decks``).
+        font_crops: crops of their indices in the classifier's bank.
         mined_scenes: scenes the continued finder is run on for hard negatives.
         classifier_minutes: the classifier's training time, wall-clock.
         classifier_from: classifier weights to continue from, or None.
@@ -78,6 +80,8 @@ class Recipe:
     finder_lr: float = 0.002
     real_repeat: int = 3
     art_crops: int = 30000
+    font_decks: int = 60
+    font_crops: int = 15000
     mined_scenes: int = 1500
     classifier_minutes: float = 40.0
     classifier_from: Path | None = None
@@ -148,6 +152,7 @@ def make_data(recipe: Recipe, log) -> None:
     """Stage 1: the synthetic scenes and the real photos (kept when already built)."""
     from cribcam.datagen.build import BuildSpec, build
     from cribcam.datagen.decks import load_decks
+    from cribcam.datagen.font_decks import font_decks
     from cribcam.datagen.real_photos import convert
 
     if not (recipe.synth / "build.json").is_file():
@@ -184,6 +189,7 @@ def _classifier_stage(recipe: Recipe) -> None:
     import cv2
 
     from cribcam.datagen.decks import load_decks
+    from cribcam.datagen.font_decks import font_decks
     from cribcam.training.classifier import (CropBank, bank_from_decks, bank_from_labelled_photos, bank_from_scenes,
                                              train_classifier)
     from cribcam.vision.evaluate import load_labels
@@ -198,6 +204,9 @@ def _classifier_stage(recipe: Recipe) -> None:
     decks = [d for d in load_decks(progress=False) if d.split == "train"]
     banks = [bank_from_decks(decks, recipe.art_crops, recipe.seed, backgrounds),
              bank_from_scenes(recipe.synth, "train", recipe.seed)]
+    fonts = font_decks(recipe.font_decks, recipe.seed)
+    if fonts:  # a machine without fonts trains on the real designs alone
+        banks.append(bank_from_decks(fonts, recipe.font_crops, recipe.seed, backgrounds))
     real_labels = load_labels(recipe.real_set / "labels-train.json") if recipe.real is not None else None
     if real_labels is not None:
         banks.append(bank_from_labelled_photos(recipe.real_set / "images" / "train", real_labels, recipe.seed))

@@ -1,0 +1,139 @@
+"""Plain decks drawn with the machine's fonts, to show the classifier index glyphs of many typefaces.
+
+Debian's decks set their indices in a handful of typefaces, and crops of designs held out of
+training were read far worse than crops of the training designs: a player's deck may use any
+typeface. These decks are plain (a white face, the index in two opposite corners, one pip in
+the middle), each drawn with one installed font that has every rank's glyphs, in a random
+size, weight and width; the suit symbols come from a font that has them. They go through the
+classifier's art bank like the real designs, which adds the looks, angles and backgrounds.
+
+Needs Pillow and fontTools (both come with the ``train`` extra) and fonts under
+``/usr/share/fonts`` (`.ci/install-system-packages` installs a few families).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from cribcam.datagen.decks import Deck
+from cribcam.scoring.cards import CARD_CODES
+
+FONT_ROOT = Path("/usr/share/fonts")
+WIDTH, HEIGHT = 240, 336  # the rendered size of the Debian decks
+RANK_TEXT = {"T": "10"}  # every other rank prints as its own letter
+SUIT_TEXT = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
+# Font families too far from any printed index (symbols, mathematics, script).
+SKIPPED = ("Symbol", "Math", "Dingbats", "D050000L", "Z003")
+
+
+def find_fonts(root: Path = FONT_ROOT) -> tuple[list[Path], list[Path]]:
+    """The fonts with a glyph for every rank, and those that also have the four suit symbols."""
+    from fontTools.ttLib import TTFont
+
+    ranks, suits = [], []
+    for path in sorted([*root.rglob("*.ttf"), *root.rglob("*.otf")]):
+        if any(word in path.name for word in SKIPPED):
+            continue
+        try:
+            cmap = TTFont(path, lazy=True, fontNumber=0).getBestCmap() or {}
+        except Exception:  # a font file fontTools cannot read is simply not used
+            continue
+        if all(ord(ch) in cmap for ch in "A23456789JQK10"):
+            ranks.append(path)
+            if all(ord(ch) in cmap for ch in SUIT_TEXT.values()):
+                suits.append(path)
+    return ranks, suits
+
+
+def font_decks(count: int, seed: int, root: Path = FONT_ROOT) -> list[Deck]:
+    """``count`` decks, each in a randomly chosen font and style (none if no font is usable)."""
+    ranks, suits = find_fonts(root)
+    if not ranks or not suits:
+        return []
+    rng = np.random.default_rng(seed)
+    return [font_deck(ranks[int(rng.integers(len(ranks)))], suits[int(rng.integers(len(suits)))], rng)
+            for _ in range(count)]
+
+
+def font_deck(rank_font: Path, suit_font: Path, rng: np.random.Generator) -> Deck:
+    """One plain deck: every card's index set in ``rank_font`` over a ``suit_font`` symbol."""
+    from PIL import ImageFont
+
+    height = int(rng.integers(26, 44))  # the rank's size on a 240-pixel-wide card
+    style = {
+        "rank": ImageFont.truetype(str(rank_font), height),
+        "suit": ImageFont.truetype(str(suit_font), int(height * rng.uniform(0.7, 1.0))),
+        "bold": int(rng.integers(0, 2)),  # extra stroke width
+        "squeeze": float(rng.uniform(0.6, 1.0)),  # the width of a two-digit 10
+        "gap": int(rng.integers(0, 6)),
+        "margin": (int(rng.integers(6, 16)), int(rng.integers(8, 18))),
+        "red": (int(rng.integers(0, 60)), int(rng.integers(0, 60)), int(rng.integers(170, 235))),  # BGR
+        "black": tuple(int(rng.integers(0, 50)) for _ in range(3)),
+    }
+    cards, corners = {}, {}
+    for code in CARD_CODES:
+        cards[code], corners[code] = _face(code, style)
+    name = f"font-{rank_font.stem}-{suit_font.stem}"
+    return Deck(name=name, split="train", licence=f"drawn with the fonts {rank_font.name} and {suit_font.name}",
+                cards=cards, back=None, corners=corners)
+
+
+def _glyphs(text: str, font, bold: int) -> np.ndarray:
+    """The ink of ``text`` in ``font`` as a tight uint8 mask."""
+    from PIL import Image, ImageDraw
+
+    left, top, right, bottom = font.getbbox(text, stroke_width=bold)
+    canvas = Image.new("L", (right - left + 4, bottom - top + 4), 0)
+    ImageDraw.Draw(canvas).text((2 - left, 2 - top), text, fill=255, font=font, stroke_width=bold, stroke_fill=255)
+    mask = np.asarray(canvas)
+    ys, xs = np.nonzero(mask > 40)
+    return mask[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+
+
+def _index(code: str, style: dict) -> np.ndarray:
+    """The printed index (rank over suit, centred) as a uint8 ink mask."""
+    import cv2
+
+    rank = _glyphs(RANK_TEXT.get(code[0], code[0]), style["rank"], style["bold"])
+    if code[0] == "T":
+        rank = cv2.resize(rank, (max(2, round(rank.shape[1] * style["squeeze"])), rank.shape[0]),
+                          interpolation=cv2.INTER_AREA)
+    suit = _glyphs(SUIT_TEXT[code[1]], style["suit"], 0)
+    width = max(rank.shape[1], suit.shape[1])
+    index = np.zeros((rank.shape[0] + style["gap"] + suit.shape[0], width), np.uint8)
+    index[:rank.shape[0], (width - rank.shape[1]) // 2:][:, :rank.shape[1]] = rank
+    index[rank.shape[0] + style["gap"]:, (width - suit.shape[1]) // 2:][:, :suit.shape[1]] = suit
+    return index
+
+
+def _face(code: str, style: dict) -> tuple[np.ndarray, list[tuple[float, float, float, float]]]:
+    """A BGRA card face with the index in the top-left and (turned) bottom-right corners."""
+    import cv2
+
+    face = np.full((HEIGHT, WIDTH, 4), 255, np.uint8)
+    alpha = np.zeros((HEIGHT, WIDTH), np.uint8)
+    cv2.rectangle(alpha, (0, 0), (WIDTH - 1, HEIGHT - 1), 255, -1)
+    for x, y in ((0, 0), (WIDTH - 1, 0), (0, HEIGHT - 1), (WIDTH - 1, HEIGHT - 1)):  # rounded corners
+        cv2.rectangle(alpha, (max(0, x - 11), max(0, y - 11)), (min(WIDTH - 1, x + 11), min(HEIGHT - 1, y + 11)), 0, -1)
+    for cx, cy in ((12, 12), (WIDTH - 13, 12), (12, HEIGHT - 13), (WIDTH - 13, HEIGHT - 13)):
+        cv2.circle(alpha, (cx, cy), 12, 255, -1)
+    face[..., 3] = alpha
+    ink = np.array(style["red"] if code[1] in "HD" else style["black"], np.float32)
+    index = _index(code, style)
+    h, w = index.shape
+    mx, my = style["margin"]
+    boxes = []
+    for mask, (x, y) in ((index, (mx, my)), (index[::-1, ::-1], (WIDTH - mx - w, HEIGHT - my - h))):
+        region = face[y:y + h, x:x + w, :3].astype(np.float32)
+        share = (mask.astype(np.float32) / 255)[..., None]
+        face[y:y + h, x:x + w, :3] = (region * (1 - share) + ink * share).astype(np.uint8)
+        boxes.append((float(x), float(y), float(x + w), float(y + h)))
+    pip = cv2.resize(_glyphs(SUIT_TEXT[code[1]], style["suit"], 0), None, fx=2.0, fy=2.0,
+                     interpolation=cv2.INTER_LINEAR)
+    ph, pw = pip.shape
+    y, x = (HEIGHT - ph) // 2, (WIDTH - pw) // 2
+    share = (pip.astype(np.float32) / 255)[..., None]
+    face[y:y + ph, x:x + pw, :3] = (face[y:y + ph, x:x + pw, :3] * (1 - share) + ink * share).astype(np.uint8)
+    return face, boxes

@@ -1,0 +1,48 @@
+"""Plain decks drawn with the machine's fonts: every card, its two index corners on the face."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PIL")
+pytest.importorskip("fontTools")
+
+from cribcam.datagen.font_decks import find_fonts, font_decks  # noqa: E402
+from cribcam.scoring.cards import CARD_CODES  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def deck():
+    decks = font_decks(1, seed=3)
+    if not decks:
+        pytest.skip("no font with the rank glyphs and suit symbols is installed")
+    return decks[0]
+
+
+def test_only_fonts_with_every_rank_glyph_are_used():
+    ranks, suits = find_fonts()
+    assert set(suits) <= set(ranks)
+    assert not any("Dingbats" in p.name or "Math" in p.name for p in ranks)
+
+
+def test_a_font_deck_has_every_card_with_two_index_corners(deck):
+    assert set(deck.cards) == set(CARD_CODES) and deck.split == "train"
+    for code in ("AS", "TD", "QH"):
+        face, corners = deck.cards[code], deck.corners[code]
+        assert face.shape == (336, 240, 4) and len(corners) == 2
+        (x1, y1, x2, y2), (u1, v1, u2, v2) = corners
+        assert x2 < 120 and y2 < 168 and u1 > 120 and v1 > 168  # top-left, then bottom-right
+
+
+def test_index_boxes_hold_the_ink_and_the_corners_are_rounded(deck):
+    face = deck.cards["8C"]
+    x1, y1, x2, y2 = (int(round(v)) for v in deck.corners["8C"][0])
+    assert (face[y1:y2, x1:x2, :3] < 128).any()  # ink inside the box
+    assert face[0, 0, 3] == 0 and face[168, 120, 3] == 255
+
+
+def test_red_suits_print_red(deck):
+    face = deck.cards["5H"]
+    x1, y1, x2, y2 = (int(round(v)) for v in deck.corners["5H"][0])
+    ink = face[y1:y2, x1:x2, :3].reshape(-1, 3)
+    darkest = ink[ink.sum(axis=1).argmin()].astype(int)
+    assert darkest[2] > darkest[0] + 80  # BGR: far more red than blue
