@@ -60,7 +60,7 @@ class Recipe:
         font_crops: crops of their indices in the classifier's bank.
         mined_scenes: scenes the continued finder is run on for hard negatives.
         classifier_minutes: the classifier's training time, wall-clock.
-        classifier_from: classifier weights to continue from, or None.
+        classifier_from: classifier weights to continue from, at ``classifier_lr / 3``, or None.
         classifier_batch: crops per step.
         classifier_lr: AdamW's peak learning rate.
     """
@@ -186,19 +186,30 @@ def _classifier_stage(recipe: Recipe) -> None:
     """Stage 3, in its own process: the crop bank, then the classifier's training."""
     import torch
 
-    import cv2
-
-    from cribcam.datagen.decks import load_decks
-    from cribcam.datagen.font_decks import font_decks
-    from cribcam.training.classifier import (CropBank, bank_from_decks, bank_from_labelled_photos, bank_from_scenes,
-                                             train_classifier)
-    from cribcam.vision.evaluate import load_labels
+    from cribcam.training.classifier import train_classifier
 
     torch.set_num_threads(1)  # the finder has the other core, and its data loaders
     log = Log(recipe.work / "train.log")
     if recipe.classifier_checkpoint.with_suffix(".done").is_file():
         log("classifier: finished already")
         return
+    bank = _classifier_bank(recipe, log)
+    lr = recipe.classifier_lr / 3 if recipe.classifier_from else recipe.classifier_lr
+    train_classifier(bank, recipe.classifier_checkpoint, recipe.classifier_minutes, recipe.classifier_batch,
+                     lr, recipe.seed, start_from=recipe.classifier_from, log=log)
+    recipe.classifier_checkpoint.with_suffix(".done").touch()
+
+
+def _classifier_bank(recipe: Recipe, log):
+    """The classifier's crops: card art of the training designs and of font decks, the scenes,
+    the real training photos, and (when continuing a finder) that finder's mistakes."""
+    import cv2
+
+    from cribcam.datagen.decks import load_decks
+    from cribcam.datagen.font_decks import font_decks
+    from cribcam.training.classifier import CropBank, bank_from_decks, bank_from_labelled_photos, bank_from_scenes
+    from cribcam.vision.evaluate import load_labels
+
     scenes = sorted((recipe.synth / "images" / "train").glob("*.jpg"))
     backgrounds = [cv2.imread(str(path)) for path in scenes[:300]]
     decks = [d for d in load_decks(progress=False) if d.split == "train"]
@@ -214,9 +225,7 @@ def _classifier_stage(recipe: Recipe) -> None:
         banks.append(_finder_mistakes(recipe, real_labels, log))
     bank = CropBank.merge(banks)
     log(f"classifier: {len(bank)} crops ({', '.join(f'{k} {len(v)}' for k, v in bank.groups().items())})")
-    train_classifier(bank, recipe.classifier_checkpoint, recipe.classifier_minutes, recipe.classifier_batch,
-                     recipe.classifier_lr, recipe.seed, start_from=recipe.classifier_from, log=log)
-    recipe.classifier_checkpoint.with_suffix(".done").touch()
+    return bank
 
 
 def _finder_mistakes(recipe: Recipe, real_labels: dict | None, log):
