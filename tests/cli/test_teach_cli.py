@@ -38,6 +38,7 @@ def cribcam(tmp_path):
     (["decks", "remove"], "name the deck to remove"),
     (["decks", "remove", "nothing"], "no taught deck named 'nothing'; taught decks: none yet"),
     (["read", PHOTO, "--deck", "nothing"], "no taught deck named 'nothing'"),
+    (["serve", "--deck", "nothing"], "no taught deck named 'nothing'"),
     (["eval", "--images", "tests/data/photos", "--labels", "tests/data/photos/labels.json", "--deck", "../x"],
      "cannot name a deck"),
 ])
