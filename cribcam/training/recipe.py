@@ -152,7 +152,6 @@ def make_data(recipe: Recipe, log) -> None:
     """Stage 1: the synthetic scenes and the real photos (kept when already built)."""
     from cribcam.datagen.build import BuildSpec, build
     from cribcam.datagen.decks import load_decks
-    from cribcam.datagen.font_decks import font_decks
     from cribcam.datagen.real_photos import convert
 
     if not (recipe.synth / "build.json").is_file():
