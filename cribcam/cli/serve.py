@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from cribcam.cli.decks import add_deck_option
 from cribcam.cli.main import UsageError
 
 # cribcam.web.server.DEFAULT_THREADS, not imported: every `cribcam` command would load Flask.
@@ -26,6 +27,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free)")
     parser.add_argument("--model", type=Path, metavar="DIR",
                         help="folder with finder.onnx and classifier.onnx (default: the bundled models)")
+    add_deck_option(parser)
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
                         help=f"request threads (default {DEFAULT_THREADS}; photos are read "
                              f"two at a time whatever this is)")
@@ -46,7 +48,14 @@ def run(args) -> int:
         raise UsageError(f"--threads {args.threads}: choose 1 to 64")
     if args.model is not None and not args.model.is_file():
         raise UsageError(f"no such model file: {args.model}")
-    app = create_app({"MODEL_PATH": args.model} if args.model else None)
+    if args.deck:
+        from cribcam.vision.decks import DeckError, find_deck
+
+        try:
+            find_deck(args.deck)
+        except DeckError as exc:
+            raise UsageError(str(exc)) from None
+    app = create_app({"MODEL_PATH": args.model, "DECK": args.deck})
     slot = reader_slot(app)
     if args.model is not None and not slot.available:
         raise UsageError(f"the model {args.model} could not be loaded: {slot.error}")
@@ -65,6 +74,8 @@ def run(args) -> int:
         raise UsageError(f"cannot listen on {args.host} port {args.port}: {exc.strerror or exc}")
     if slot.available:
         model = f"reading photos with {slot.description}"
+        if args.deck:
+            model += f" and the taught deck {args.deck}"
     else:
         model = "no card-reading model installed: typed cards count, photos answer 503"
     print(f"cribcam serve: {url} ({model}; Ctrl-C stops)", flush=True)

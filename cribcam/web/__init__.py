@@ -14,15 +14,17 @@ import io
 import logging
 from pathlib import Path
 
-from flask import Flask, Request, jsonify, make_response, request
+from flask import Flask, Request, current_app, has_request_context, jsonify, make_response, request
 from werkzeug.exceptions import HTTPException
 
+from cribcam.vision.decks import TEACH_MINUTES, DeckError
 from cribcam.web.images import DEFAULT_MAX_PIXELS, DEFAULT_MAX_SIDE
 from cribcam.web.pages import error_page
 from cribcam.web.reader_slot import ModelUnavailable, ReaderSlot
 
 WEB_DIR = Path(__file__).resolve().parents[2] / "web"
 MAX_UPLOAD_BYTES = 12 * 1024 * 1024
+DECK_COOKIE = "cribcam-deck"  # the taught deck a browser chose on the photo page ("": the bundled one)
 
 DEFAULTS = {
     "MAX_CONTENT_LENGTH": MAX_UPLOAD_BYTES,  # whole request; larger answers 413
@@ -34,6 +36,8 @@ DEFAULTS = {
     "CONCURRENT_READS": 2,  # photos read at once; more request threads than this keep typed
                             # counts quick while photos are read (bench/load_test.py)
     "LOAD_MODEL_AT_START": True,
+    "DECK": None,  # the taught deck photos are read with when a request chooses none (serve --deck)
+    "TEACH_MINUTES": TEACH_MINUTES,  # training time of a deck taught on the teach page
 }
 
 log = logging.getLogger(__name__)
@@ -69,7 +73,7 @@ def create_app(config: dict | None = None, reader=None) -> Flask:
     app.json.ensure_ascii = False
 
     slot = ReaderSlot(reader, app.config["MODEL_PATH"], app.config["MODEL_THREADS"],
-                      app.config["CONCURRENT_READS"])
+                      app.config["CONCURRENT_READS"], deck_choice=chosen_deck)
     app.extensions["cribcam.reader"] = slot
     if reader is None and app.config["LOAD_MODEL_AT_START"]:
         try:
@@ -78,12 +82,13 @@ def create_app(config: dict | None = None, reader=None) -> Flask:
             log.warning("no card-reading model (%s): photos answer 503; typed cards still count",
                         slot.error)
 
-    from cribcam.web import api, discard, game, live, pages
+    from cribcam.web import api, discard, game, live, pages, teach
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(discard.bp)
     app.register_blueprint(game.bp)
+    app.register_blueprint(teach.bp)
     live.init_app(app)
     _register_error_handlers(app)
     app.after_request(_security_headers)
@@ -92,6 +97,17 @@ def create_app(config: dict | None = None, reader=None) -> Flask:
 
 def reader_slot(app: Flask) -> ReaderSlot:
     return app.extensions["cribcam.reader"]
+
+
+def chosen_deck() -> str | None:
+    """The taught deck this request reads photos with: its field ``deck``, else the deck the
+    browser chose (a cookie), else the server's (``DECK``); None for the bundled classifier."""
+    if not has_request_context():
+        return None
+    for choice in (request.values.get("deck"), request.cookies.get(DECK_COOKIE)):
+        if choice is not None:
+            return choice or None
+    return current_app.config["DECK"]
 
 
 _MESSAGES = {
@@ -120,6 +136,15 @@ def _register_error_handlers(app: Flask) -> None:
         if exc.code == 405 and exc.valid_methods:
             response.headers["Allow"] = ", ".join(exc.valid_methods)
         return response
+
+    @app.errorhandler(DeckError)
+    def no_such_deck(exc: DeckError):
+        # A deck chosen that is not (or no longer) taught: say so, the player chooses another.
+        if not request.path.startswith("/api/"):
+            from werkzeug.exceptions import NotFound
+
+            return error_page(NotFound(str(exc))), 404
+        return jsonify(error=str(exc)), 404
 
     @app.errorhandler(Exception)
     def unexpected_error(exc: Exception):

@@ -1,4 +1,8 @@
-"""The one card reader of a web process: loaded once, shared by all request threads."""
+"""The card readers of a web process: loaded once, shared by all request threads.
+
+One reader with the bundled models, and one per taught deck chosen (``cribcam teach``):
+the same finder with the deck's classifier, loaded on first use.
+"""
 
 from __future__ import annotations
 
@@ -30,15 +34,19 @@ class ReaderSlot:
         model_path: the folder of the reader's two ONNX models; None for the bundled ones.
         threads: onnxruntime threads per inference (0: onnxruntime decides).
         concurrent_reads: photos read at once.
+        deck_choice: returns the taught deck the current request reads with (None: the
+            bundled classifier); by default every photo is read with the bundled one.
     """
 
     def __init__(self, reader=None, model_path: str | Path | None = None, threads: int = 0,
-                 concurrent_reads: int = 1):
+                 concurrent_reads: int = 1, deck_choice=lambda: None):
         self._reader = reader
         self._lock = threading.Lock()
         self._reads = threading.BoundedSemaphore(max(1, concurrent_reads))
+        self._decks: dict[str, tuple[float, object]] = {}
         self.model_path = model_path
         self.threads = threads
+        self.deck_choice = deck_choice
         self.error: str | None = None
 
     def get(self):
@@ -52,10 +60,35 @@ class ReaderSlot:
             return self._reader
 
     def read(self, image, expected: int | None = None):
-        """``get().read(image, expected=expected)``, at most ``concurrent_reads`` at a time."""
-        reader = self.get()
+        """Reads with the deck chosen for this request (``deck_choice``), at most
+        ``concurrent_reads`` at a time."""
+        deck = self.deck_choice()
+        reader = self.get() if not deck else self.deck_reader(deck)
         with self._reads:
             return reader.read(image, expected=expected)
+
+    def deck_reader(self, name: str):
+        """A reader with the classifier of the taught deck ``name``, loaded once (again when
+        the deck is taught anew).
+
+        Raises:
+            DeckError: no taught deck of that name.
+            ModelUnavailable: no finder to read with.
+        """
+        from cribcam.vision import CardReader
+        from cribcam.vision.decks import find_deck
+
+        deck = find_deck(name)
+        stamp = deck.classifier.stat().st_mtime
+        with self._lock:
+            cached = self._decks.get(name)
+            if cached is None or cached[0] != stamp:
+                try:
+                    reader = CardReader(self.model_path, threads=self.threads, classifier=deck.classifier)
+                except Exception as exc:  # a damaged deck file, or no bundled finder
+                    raise ModelUnavailable(f"photos cannot be read with the deck {name}: {exc}") from None
+                self._decks[name] = cached = (stamp, reader)
+            return cached[1]
 
     @property
     def available(self) -> bool:

@@ -105,6 +105,24 @@ function offerNoPhotos() {
   $("count-empty").textContent = "Type the cards to see the count.";
 }
 
+// The taught decks (cribcam teach) to read with; the choice is kept in a cookie, so the live
+// page reads with it too.
+async function offerDecks() {
+  const { ok, data } = await send("/api/decks");
+  if (!ok || !data.decks.length) return;
+  const select = $("deck-choice");
+  select.append(...data.decks.map((deck) => new Option(`${deck.name} (taught)`, deck.name)));
+  const choose = (name) => {
+    document.cookie = `cribcam-deck=${encodeURIComponent(name)}; path=/; SameSite=Strict; max-age=31536000`;
+  };
+  const known = data.decks.some((deck) => deck.name === data.chosen);
+  select.value = known ? data.chosen : "";
+  if (data.chosen && !known) choose(""); // a deck removed since: back to the bundled model
+  select.addEventListener("change", () => choose(select.value));
+  $("deck-choice-box").hidden = false;
+}
+
+offerDecks();
 startCounting({
   onClear: clearPhoto,
   noModelNote: "Photos cannot be read on this server yet: no card-reading model is installed. Type the cards instead.",

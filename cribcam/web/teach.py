@@ -1,0 +1,246 @@
+"""The teach page (``/teach``) and its API: show cribcam your own deck, then read with it.
+
+The page uploads layout photos one at a time (``POST /api/teach/photos``); each answer holds
+the cards found in it with the names they will be taught as. The player fixes names on the
+page, then ``POST /api/teach/train`` teaches the deck in a thread of the server and
+``GET /api/teach/status`` reports its progress. ``GET /api/decks`` lists the taught decks
+for the deck choice of the photo page. Photos stay in this server's memory while the page is
+open, and in the deck's own folder once taught; nothing leaves the machine.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from flask import Blueprint, current_app, jsonify, request
+
+from cribcam.scoring.cards import SUITS
+from cribcam.vision.decks import LAYOUT, DeckError, check_name, deck_folder, list_decks
+from cribcam.web import api
+from cribcam.web.pages import render_page
+
+log = logging.getLogger(__name__)
+
+MAX_SESSIONS = 8  # teach pages open at once; the one idle longest makes room
+MAX_PHOTOS = 8  # photos per page: four suits, and some again
+
+bp = Blueprint("teach", __name__)
+
+for _handlers in api.bp.error_handler_spec[None].values():  # bad input answered as on the rest of the API
+    for _error, _handler in _handlers.items():
+        bp.register_error_handler(_error, _handler)
+
+
+class Conflict(RuntimeError):
+    """A request that cannot go on now (a deck is being taught, the name is taken): 409."""
+
+
+@bp.errorhandler(Conflict)
+def _conflict(exc):
+    return jsonify(error=str(exc)), 409
+
+
+@dataclass
+class Job:
+    """A deck being taught, as the status endpoint tells it."""
+
+    name: str
+    stage: str = "preparing"
+    done: float = 0.0
+    total: float = 0.0
+    started: float = field(default_factory=time.monotonic)
+    error: str | None = None
+    record: dict | None = None
+
+    def as_json(self) -> dict:
+        from cribcam.training.teach import check_sentences
+
+        status = {"name": self.name, "stage": self.stage, "done": round(self.done, 1), "total": round(self.total, 1),
+                  "left": round(max(0.0, self.total - self.done)), "error": self.error}
+        if self.record is not None:
+            status["checks"] = check_sentences(self.record["checks"])
+            status["seconds"] = self.record["seconds"]
+        return status
+
+
+@dataclass
+class Session:
+    """One teach page's photos (id -> ``LayoutPhoto``) and its teaching."""
+
+    photos: OrderedDict = field(default_factory=OrderedDict)
+    job: Job | None = None
+
+
+class Teachings:
+    """The teach pages' sessions, and the one deck that may be taught at a time (teaching
+    takes every core for minutes)."""
+
+    def __init__(self):
+        self.sessions: OrderedDict[str, Session] = OrderedDict()
+        self.lock = threading.Lock()
+        self.running: Job | None = None
+
+    def session(self, session_id: str | None, create: bool = False) -> tuple[str, Session]:
+        with self.lock:
+            if session_id in self.sessions:
+                self.sessions.move_to_end(session_id)
+                return session_id, self.sessions[session_id]
+            if not create:
+                raise api.BadRequest("no such teaching session: upload the photos again")
+            while len(self.sessions) >= MAX_SESSIONS:
+                self.sessions.popitem(last=False)
+            session_id = secrets.token_urlsafe(12)
+            self.sessions[session_id] = Session()
+            return session_id, self.sessions[session_id]
+
+
+def _teachings() -> Teachings:
+    return current_app.extensions.setdefault("cribcam.teach", Teachings())
+
+
+@bp.context_processor
+def _layout():
+    return {"layout": LAYOUT, "suits": SUITS, "teach_minutes": current_app.config["TEACH_MINUTES"]}
+
+
+@bp.get("/teach")
+def page():
+    return render_page("teach.html")
+
+
+@bp.get("/api/decks")
+def decks():
+    """The taught decks, and the one this browser reads with (null: the bundled model)."""
+    from cribcam.web import chosen_deck
+
+    return jsonify(decks=[{"name": d.name, "cards": len(d.record.get("cards", [])), "taught": d.record.get("taught")}
+                          for d in list_decks()], chosen=chosen_deck())
+
+
+@bp.post("/api/teach/photos")
+def add_photo():
+    """Finds the cards of a layout photo (multipart field ``image``).
+
+    Form fields: ``session`` (from an earlier answer; none opens a session) and ``suit``
+    (C, D, H or S: the photo holds that suit as the layout states, named ace to king;
+    empty: the cards lie in any order and the current reader proposes their names).
+
+    Returns:
+        ``{"session", "photo": {"id", "name", "width", "height", "suit", "cards": [{"boxes",
+        "name", "proposal", "confidence"}], "problems"}}``.
+    """
+    from cribcam.training import teach
+    from cribcam.web import reader_slot
+
+    upload, form = api.image_upload("photo")
+    suit = (form.get("suit") or "").strip().upper()
+    if suit and suit not in SUITS:
+        raise api.BadRequest('"suit" must be one of C, D, H, S, or empty for cards in any order')
+    image = api.uploaded_image(upload)
+    reader = reader_slot(current_app).get()  # the bundled reader finds and proposes: 503 without one
+    session_id, session = _teachings().session(form.get("session"), create=True)
+    if len(session.photos) >= MAX_PHOTOS:
+        raise api.BadRequest(f"a deck is taught from {MAX_PHOTOS} photos at most: remove one first")
+    photo = teach.LayoutPhoto(upload.filename or f"photo-{len(session.photos) + 1}.jpg", image,
+                              teach.find_cards(reader, image))
+    if suit:
+        teach.name_in_order(photo, suit)
+    else:
+        teach.name_by_proposals(photo)
+    photo_id = secrets.token_urlsafe(6)
+    session.photos[photo_id] = photo
+    return jsonify(session=session_id, photo={"id": photo_id, "suit": suit or None, **photo.as_json()})
+
+
+@bp.delete("/api/teach/photos/<photo_id>")
+def remove_photo(photo_id: str):
+    _, session = _teachings().session(request.args.get("session"))
+    if session.photos.pop(photo_id, None) is None:
+        raise api.BadRequest("no such photo in this session")
+    return jsonify(removed=photo_id)
+
+
+@bp.post("/api/teach/train")
+def train():
+    """Teaches the deck: ``{"session", "name", "names": {photo id: [name or null per card]}}``.
+
+    Answers 202 and teaches in a thread; ``GET /api/teach/status`` follows it. Errors: 400
+    (a bad name or body), 409 (the name is taken, or another deck is being taught), 422 (a
+    name that is no card, or none at all), 503 (no training tools or no model).
+    """
+    from cribcam.training import teach
+
+    body = api.json_body('{"session": "...", "name": "kitchen", "names": {"photo id": ["AC", "2C", null]}}')
+    _, session = _teachings().session(body.get("session"))
+    try:
+        name = check_name(body.get("name"))
+    except DeckError as exc:
+        raise api.BadRequest(str(exc)) from None
+    if deck_folder(name).exists():
+        raise Conflict(f"a deck named {name!r} exists already: choose another name")
+    names = body.get("names")
+    if not isinstance(names, dict):
+        raise api.BadRequest('"names" must map each photo id to its cards\' names')
+    photos = list(session.photos.items())
+    for photo_id, photo in photos:
+        given = names.get(photo_id, [card.name for card in photo.cards])
+        if not isinstance(given, list) or len(given) != len(photo.cards):
+            raise api.BadRequest(f"{photo.name}: give one name (or null) for each of its {len(photo.cards)} cards")
+        for card, card_name in zip(photo.cards, given):
+            card.name = card_name.strip().upper() if isinstance(card_name, str) and card_name.strip() else None
+    layout = [photo for _, photo in photos]
+    try:
+        teach.check_names(layout)
+    except ValueError as exc:
+        return jsonify(error=str(exc)), 422
+    if not any(card.name for photo in layout for card in photo.cards):
+        return jsonify(error="no card is named: there is nothing to teach"), 422
+    if importlib.util.find_spec("torch") is None:
+        return jsonify(error="teaching needs the training tools on this server: pip install -e '.[train]'"), 503
+    teachings = _teachings()
+    with teachings.lock:
+        if teachings.running is not None and teachings.running.stage not in ("done", "failed"):
+            raise Conflict(f"the deck {teachings.running.name} is being taught on this server: wait for it")
+        session.job = teachings.running = Job(name)
+    settings = teach.Settings(minutes=current_app.config["TEACH_MINUTES"])
+    models = current_app.config["MODEL_PATH"]
+    threading.Thread(target=_teach, args=(session.job, layout, models, settings), daemon=True,
+                     name=f"teach-{name}").start()
+    return jsonify(session.job.as_json()), 202
+
+
+def _teach(job: Job, photos: list, models, settings) -> None:
+    from cribcam.training import teach
+
+    def progress(stage: str, done: float, total: float) -> None:
+        if stage == "done":
+            return  # said below, once the record is in
+        job.stage = stage
+        if total:
+            job.done, job.total = done, total
+
+    try:
+        deck = teach.teach(photos, job.name, models, settings, progress=progress)
+    except (DeckError, ValueError, FileNotFoundError) as exc:
+        job.error, job.stage = str(exc), "failed"
+    except Exception as exc:  # a bug: said on the page, logged in full
+        log.exception("teaching the deck %s failed", job.name)
+        job.error, job.stage = f"teaching failed: {type(exc).__name__}: {exc}", "failed"
+    else:
+        job.record, job.stage = deck.record, "done"
+
+
+@bp.get("/api/teach/status")
+def status():
+    """The teaching of this session: ``{"name", "stage", "done", "total", "left", "error"}``,
+    and once done ``"checks"`` (sentences) and ``"seconds"``."""
+    _, session = _teachings().session(request.args.get("session"))
+    if session.job is None:
+        raise api.BadRequest("nothing is being taught in this session")
+    return jsonify(session.job.as_json())

@@ -1,0 +1,127 @@
+"""The teach page in a real browser (Debian's Chromium, headless, driven by Playwright): upload
+layout photos, fix a name, teach with tiny settings, then read a photo with the new deck
+chosen on the photo page. Screenshots go to test-artifacts/web/."""
+
+from __future__ import annotations
+
+import cv2
+import pytest
+
+from cribcam.vision.decks import DATA_ENV, list_decks
+from cribcam.web import create_app, reader_slot
+
+from test_e2e import DESKTOP, Page, browser, expect  # noqa: F401 (browser is a fixture)
+from webtools import DATA
+
+TINY_MINUTES = 0.1
+
+
+@pytest.fixture
+def layout_photos(tmp_path):
+    """Two rendered layout photos of a held-out design: the clubs and the diamonds."""
+    from cribcam.datagen.decks import DeckArtError, load_decks
+    from cribcam.training.teach import render_layout
+
+    try:
+        deck = load_decks(split="heldout", progress=False)[2]
+    except DeckArtError as exc:
+        pytest.skip(f"deck art unavailable: {exc}")
+    paths = []
+    for k, suit in enumerate("CD"):
+        image, _ = render_layout(deck, suit, seed=30 + k)
+        paths.append(tmp_path / f"{'clubs' if suit == 'C' else 'diamonds'}.jpg")
+        cv2.imwrite(str(paths[-1]), image)
+    return paths
+
+
+@pytest.fixture
+def teaching_server(shipped_models, tmp_path, monkeypatch, live_server_factory):
+    """The app on the bundled models (a finder that finds the indices), teaching for seconds,
+    its decks in a data folder of the test's own."""
+    monkeypatch.setenv(DATA_ENV, str(tmp_path / "data"))
+    app = create_app({"MODEL_PATH": shipped_models, "TEACH_MINUTES": TINY_MINUTES})
+    return app, live_server_factory(app)
+
+
+def test_teach_a_deck_on_the_page_then_read_with_it(browser, teaching_server, layout_photos):  # noqa: F811
+    app, server = teaching_server
+    tab = Page(browser, server.url, DESKTOP)
+    page = tab.page
+    page.goto(server.url + "/teach")
+    expect(page.locator("body.ready")).to_have_count(1)
+
+    page.fill("#deck-name", "page-deck")
+    page.set_input_files("#teach-input", [str(p) for p in layout_photos])
+    expect(page.locator(".layout-photo")).to_have_count(2, timeout=60_000)
+    expect(page.locator("#teach-status")).to_contain_text("2 photos")
+    clubs = page.locator(".layout-photo").first.locator(".chip")
+    assert clubs.count() >= 10
+    assert clubs.first.get_attribute("data-card") == "AC"
+    expect(page.locator("#missing")).to_contain_text("Still missing")
+    expect(page.locator("#missing")).to_contain_text("2♥")  # no photo of the hearts
+
+    clubs.first.click()  # the player fixes a name: the ace is typed as the ace of spades
+    page.fill(".chip-edit", "as")
+    page.keyboard.press("Enter")
+    expect(page.locator(".layout-photo").first.locator(".chip").first).to_have_attribute("data-card", "AS")
+    expect(page.locator("#missing")).to_contain_text("A♣")
+    tab.shot("teach-01-photos")
+
+    page.click("#train-button")
+    expect(page.locator("#train-progress")).to_be_visible()
+    expect(page.locator("#try")).to_be_visible(timeout=180_000)
+    expect(page.locator("#train-checks li")).to_have_count(2)
+    expect(page.locator("#train-left")).to_contain_text("Taught the deck page-deck")
+    tab.shot("teach-02-taught")
+    (deck,) = list_decks()
+    assert deck.name == "page-deck" and "AS" in deck.record["cards"] and "AC" not in deck.record["cards"]
+
+    page.goto(server.url + "/")
+    expect(page.locator("body.ready")).to_have_count(1)
+    expect(page.locator("#deck-choice")).to_have_value("page-deck")
+    page.set_input_files("#file-input", str(DATA / "webcam-5-cards.jpg"))
+    expect(page.locator("#photo-figure")).to_be_visible(timeout=30_000)
+    assert "page-deck" in reader_slot(app)._decks  # the photo was read with the taught deck
+    page.select_option("#deck-choice", "")
+    assert page.evaluate("document.cookie") == "cribcam-deck="
+    tab.shot("teach-03-photo-page")
+    tab.close()
+
+
+def test_the_teach_api_says_what_is_wrong(teaching_server, layout_photos):
+    app, _ = teaching_server
+    client = app.test_client()
+    with layout_photos[0].open("rb") as image:
+        answer = client.post("/api/teach/photos", data={"image": (image, "clubs.jpg"), "suit": "X"})
+    assert answer.status_code == 400 and "suit" in answer.get_json()["error"]
+    with layout_photos[0].open("rb") as image:
+        answer = client.post("/api/teach/photos", data={"image": (image, "clubs.jpg"), "suit": "C"})
+    assert answer.status_code == 200
+    session, photo = answer.get_json()["session"], answer.get_json()["photo"]
+    assert [card["name"] for card in photo["cards"]][:3] == ["AC", "2C", "3C"]
+
+    def train(**body):
+        return client.post("/api/teach/train", json={"session": session, "names": {}, **body})
+
+    assert train(name="../up").status_code == 400
+    assert train(name="ok", names={photo["id"]: ["ZZ"] * len(photo["cards"])}).status_code == 422
+    assert train(name="ok", names={photo["id"]: [None] * len(photo["cards"])}).status_code == 422
+    assert train(name="ok", names={photo["id"]: ["AC"]}).status_code == 400
+    assert client.get("/api/teach/status?session=nope").status_code == 400
+
+
+def test_decks_are_listed_and_one_not_taught_is_a_404(stub_client, tmp_path, monkeypatch, photo_bytes):
+    import io
+
+    monkeypatch.setenv(DATA_ENV, str(tmp_path / "data"))
+    (tmp_path / "data" / "decks" / "kitchen").mkdir(parents=True)
+    (tmp_path / "data" / "decks" / "kitchen" / "classifier.onnx").write_bytes(b"onnx")
+    assert stub_client.get("/api/decks").get_json() == {
+        "decks": [{"name": "kitchen", "cards": 0, "taught": None}], "chosen": None}
+    stub_client.set_cookie("cribcam-deck", "kitchen")
+    assert stub_client.get("/api/decks").get_json()["chosen"] == "kitchen"
+    read = stub_client.post("/api/read", data={"image": (io.BytesIO(photo_bytes), "hand.jpg"), "deck": "gone"})
+    assert read.status_code == 404 and read.get_json() == {
+        "error": "no taught deck named 'gone'; taught decks: kitchen"}
+    read = stub_client.post("/api/read", data={"image": (io.BytesIO(photo_bytes), "hand.jpg"), "deck": ""})
+    assert read.status_code == 200  # "": the bundled model, whatever the cookie says

@@ -1,0 +1,291 @@
+// cribcam teach page. Plain JavaScript, no libraries.
+// The server finds the cards of each layout photo and proposes their names
+// (/api/teach/photos); this page draws them, lets the player fix any name, says which cards
+// are still missing, then has the server teach the deck (/api/teach/train) and follows it
+// (/api/teach/status). Once taught, a hand can be read with the deck right here.
+import {
+  $, adoptReading, capitalise, cardText, hideStarterChoices, send, startCounting, state,
+} from "./counting.js";
+
+const SUIT_ORDER = ["C", "D", "H", "S"];
+const ALL_CARDS = SUIT_ORDER.flatMap((s) => ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"].map((r) => r + s));
+const DECK_COOKIE = "cribcam-deck";
+const SVG = "http://www.w3.org/2000/svg";
+
+let session = null;
+const photos = []; // {id, name, url, width, height, cards: [{boxes, name}], problems}
+let teaching = false;
+
+function setStatus(text, isError) {
+  $("teach-status").textContent = capitalise(text);
+  $("teach-status").classList.toggle("error", Boolean(isError));
+}
+
+// A typed card: "8c", "10h", "Q♠" -> "8C", "TH", "QS"; "" -> null (not taught); else undefined.
+function parseCard(text) {
+  const t = text.trim().toUpperCase().replace("♣", "C").replace("♦", "D").replace("♥", "H").replace("♠", "S");
+  if (!t) return null;
+  const m = /^(10|[A2-9TJQK])([CDHS])$/.exec(t);
+  return m ? (m[1] === "10" ? "T" : m[1]) + m[2] : undefined;
+}
+
+const naming = () => document.querySelector('input[name="naming"]:checked').value;
+
+// ---- photos in ---------------------------------------------------------------------------
+
+async function addPhotos(files) {
+  for (const file of files) {
+    const suit = naming() === "layout" ? $("next-suit").value : "";
+    setStatus(`Finding the cards in ${file.name}…`);
+    const form = new FormData();
+    form.append("image", file, file.name || "layout.jpg");
+    form.append("suit", suit);
+    if (session) form.append("session", session);
+    const { ok, data } = await send("/api/teach/photos", { method: "POST", body: form });
+    if (!ok) {
+      setStatus(`${file.name}: ${data.error}`, true);
+      return;
+    }
+    session = data.session;
+    photos.push({ ...data.photo, url: URL.createObjectURL(file) });
+    if (suit) { // the next photo holds the next suit
+      const next = SUIT_ORDER[(SUIT_ORDER.indexOf(suit) + 1) % SUIT_ORDER.length];
+      $("next-suit").value = next;
+    }
+  }
+  const found = photos.reduce((n, p) => n + p.cards.length, 0);
+  setStatus(`${photos.length} photo${photos.length === 1 ? "" : "s"}, ${found} cards found. Tap a card to fix its name.`);
+  render();
+}
+
+// ---- photos shown ------------------------------------------------------------------------
+
+function render() {
+  $("teach-photos").replaceChildren(...photos.map(photoView));
+  const named = new Set(photos.flatMap((p) => p.cards.map((c) => c.name).filter(Boolean)));
+  const missing = ALL_CARDS.filter((c) => !named.has(c));
+  $("missing").textContent = !photos.length ? "" : missing.length
+    ? `Still missing (${missing.length}): ${missing.map(cardText).join(" ")}`
+    : "All 52 cards are named.";
+  $("train-button").disabled = teaching || !named.size;
+}
+
+function photoView(photo) {
+  const section = document.createElement("section");
+  section.className = "layout-photo";
+  const header = document.createElement("header");
+  const title = document.createElement("h3");
+  title.textContent = photo.name;
+  const remove = document.createElement("button");
+  remove.type = "button";
+  remove.className = "button quiet";
+  remove.textContent = "Remove";
+  remove.addEventListener("click", () => removePhoto(photo));
+  header.append(title, remove);
+
+  const view = document.createElement("div");
+  view.className = "layout-view";
+  const img = document.createElement("img");
+  img.src = photo.url;
+  img.alt = `${photo.name} with the indices found drawn on it`;
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", `0 0 ${photo.width} ${photo.height}`);
+  svg.setAttribute("aria-hidden", "true");
+  photo.cards.forEach((card, k) => {
+    for (const [x1, y1, x2, y2] of card.boxes) {
+      const rect = document.createElementNS(SVG, "rect");
+      Object.entries({ x: x1, y: y1, width: x2 - x1, height: y2 - y1 }).forEach(([a, v]) => rect.setAttribute(a, v));
+      if (!card.name) rect.classList.add("unnamed");
+      const label = document.createElementNS(SVG, "text");
+      label.setAttribute("x", x1);
+      label.setAttribute("y", Math.max(14, y1 - 3));
+      label.textContent = `${k + 1} ${card.name ? cardText(card.name) : "?"}`;
+      svg.append(rect, label);
+    }
+  });
+  view.append(img, svg);
+
+  const chips = document.createElement("div");
+  chips.className = "chips";
+  chips.setAttribute("aria-label", `The cards of ${photo.name}`);
+  photo.cards.forEach((card, k) => chips.append(chip(photo, card, k)));
+
+  const problems = document.createElement("ul");
+  problems.className = "problems";
+  problems.replaceChildren(...photo.problems.map((text) => {
+    const li = document.createElement("li");
+    li.textContent = capitalise(text);
+    return li;
+  }));
+  problems.hidden = !photo.problems.length;
+  section.append(header, view, chips, problems);
+  return section;
+}
+
+function chip(photo, card, k) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "chip" + (card.name ? "" : " unnamed");
+  button.dataset.card = card.name || "";
+  button.setAttribute("aria-label", `Card ${k + 1}: ${card.name ? cardText(card.name) : "not named"}; change it`);
+  const number = document.createElement("span");
+  number.className = "number";
+  number.textContent = k + 1;
+  const face = document.createElement("span");
+  face.className = "face" + (card.name && "HD".includes(card.name[1]) ? " red" : " black");
+  face.textContent = card.name ? cardText(card.name) : "?";
+  button.append(number, face);
+  button.addEventListener("click", () => editName(button, photo, card));
+  return button;
+}
+
+// A chip turns into a box to type the card in: Enter keeps it, Escape gives up, empty means
+// the card is not taught.
+function editName(button, photo, card) {
+  const input = document.createElement("input");
+  input.type = "text";
+  input.className = "chip-edit";
+  input.value = card.name || "";
+  input.setAttribute("aria-label", `The name of card ${photo.cards.indexOf(card) + 1}, like 8C or QH`);
+  let done = false;
+  const finish = (keep) => {
+    if (done) return;
+    done = true;
+    if (keep) {
+      const code = parseCard(input.value);
+      if (code === undefined) {
+        setStatus(`"${input.value}" is not a card: type a rank and a suit, like 8C, 10H or QS.`, true);
+      } else {
+        card.name = code;
+        setStatus("");
+      }
+    }
+    render();
+  };
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") { event.preventDefault(); finish(true); }
+    if (event.key === "Escape") finish(false);
+  });
+  input.addEventListener("blur", () => finish(true));
+  button.replaceWith(input);
+  input.focus();
+  input.select();
+}
+
+async function removePhoto(photo) {
+  await send(`/api/teach/photos/${encodeURIComponent(photo.id)}?session=${encodeURIComponent(session)}`, { method: "DELETE" });
+  photos.splice(photos.indexOf(photo), 1);
+  URL.revokeObjectURL(photo.url);
+  render();
+}
+
+// ---- teaching ----------------------------------------------------------------------------
+
+async function train() {
+  const name = $("deck-name").value.trim();
+  const error = $("train-error");
+  error.hidden = true;
+  if (!name) {
+    error.textContent = "Give the deck a name first.";
+    error.hidden = false;
+    $("deck-name").focus();
+    return;
+  }
+  const names = Object.fromEntries(photos.map((p) => [p.id, p.cards.map((c) => c.name || null)]));
+  const { ok, data } = await send("/api/teach/train", {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ session, name, names }),
+  });
+  if (!ok) {
+    error.textContent = capitalise(data.error);
+    error.hidden = false;
+    return;
+  }
+  teaching = true;
+  render();
+  $("train-progress").hidden = false;
+  follow();
+}
+
+async function follow() {
+  const { ok, data } = await send(`/api/teach/status?session=${encodeURIComponent(session)}`);
+  if (!ok || data.stage === "failed") {
+    teaching = false;
+    $("train-progress").hidden = true;
+    $("train-left").textContent = "";
+    $("train-error").textContent = capitalise(data.error);
+    $("train-error").hidden = false;
+    render();
+    return;
+  }
+  if (data.stage !== "done") {
+    const left = data.left;
+    $("train-progress").value = data.total ? data.done / data.total : 0;
+    $("train-left").textContent = data.stage === "training"
+      ? `Teaching… ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left`
+      : { preparing: "Cutting the crops…", checking: "Checking the taught model…" }[data.stage] || "";
+    setTimeout(follow, 1000);
+    return;
+  }
+  taught(data);
+}
+
+function taught(data) {
+  $("train-progress").value = 1;
+  $("train-left").textContent = `Taught the deck ${data.name} in ${Math.round(data.seconds)} s.`;
+  $("train-checks").replaceChildren(...data.checks.map((text) => {
+    const li = document.createElement("li");
+    li.textContent = capitalise(text);
+    return li;
+  }));
+  $("train-checks").hidden = false;
+  // From now on this browser reads with the new deck, here and on the photo and live pages.
+  document.cookie = `${DECK_COOKIE}=${encodeURIComponent(data.name)}; path=/; SameSite=Strict; max-age=31536000`;
+  $("try-deck").textContent = data.name;
+  $("try").hidden = false;
+}
+
+// ---- reading a hand with the deck ------------------------------------------------------
+
+async function readWithDeck(file) {
+  if (!file) return;
+  hideStarterChoices();
+  $("photo-status").textContent = "Reading the cards…";
+  const form = new FormData();
+  form.append("image", file, file.name || "hand.jpg");
+  form.append("variant", state.variant);
+  form.append("crib", String(state.crib));
+  const { ok, data } = await send("/api/read", { method: "POST", body: form });
+  if (!ok) {
+    $("photo-status").textContent = capitalise(data.error);
+    return;
+  }
+  const n = data.cards.length;
+  $("photo-status").textContent = n ? `${n} card${n === 1 ? "" : "s"} read with ${$("try-deck").textContent}.` : "No cards read.";
+  adoptReading(data);
+}
+
+$("teach-input").addEventListener("change", async (event) => {
+  const files = [...(event.target.files || [])];
+  event.target.value = "";
+  await addPhotos(files);
+});
+$("try-input").addEventListener("change", (event) => {
+  const file = event.target.files && event.target.files[0];
+  event.target.value = "";
+  readWithDeck(file);
+});
+for (const radio of document.querySelectorAll('input[name="naming"]')) {
+  radio.addEventListener("change", () => {
+    const layout = naming() === "layout";
+    $("next-suit").hidden = !layout;
+    $("next-suit-label").hidden = !layout;
+  });
+}
+$("train-button").addEventListener("click", train);
+
+startCounting({
+  onClear: () => { $("photo-status").textContent = ""; },
+  noModelNote: "Decks cannot be taught on this server: no card-reading model is installed.",
+  onNoModel: () => { $("teach-input").disabled = true; },
+});
+document.body.classList.add("ready");
