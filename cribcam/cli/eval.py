@@ -13,8 +13,9 @@ from cribcam.cli.model import open_reader
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "eval", help="measure the reader on labelled photos",
-        description="Per-card recall and precision, exact-hand rate, per subset and overall, "
-                    "and the confusion pairs, on photos labelled like shared/real-photos.")
+        description="Per-card recall and precision, exact-hand rate, the share of index boxes "
+                    "the finder alone found, per subset and overall, and the confusion pairs, on "
+                    "photos labelled like shared/real-photos.")
     parser.add_argument("--images", type=Path, required=True, help="folder of the images")
     parser.add_argument("--labels", type=Path, required=True, help="labels.json")
     parser.add_argument("--only", type=Path, metavar="LIST",
@@ -42,15 +43,19 @@ def run(args) -> int:
         wanted = set(args.only.read_text().split())
         labels = {name: entry for name, entry in labels.items() if name in wanted}
     result = evaluate(reader.read, args.images, labels,
-                      progress=lambda names: tqdm(names, desc="reading", disable=args.json))
+                      progress=lambda names: tqdm(names, desc="reading", disable=args.json),
+                      find=lambda image: reader.find(image).xyxy)
     report = result.as_dict()
     if args.json:
         print(json.dumps(report))
         return 0
-    print(f"{'subset':<24} {'images':>6} {'recall':>7} {'precision':>9} {'exact':>6}")
+    print(f"{'subset':<24} {'images':>6} {'recall':>7} {'precision':>9} {'exact':>6} {'found':>6}")
     for name, tally in [*report["subsets"].items(), ("overall", report["overall"])]:
         print(f"{name:<24} {tally['images']:>6} {_fmt(tally['recall']):>7} "
-              f"{_fmt(tally['precision']):>9} {_fmt(tally['exact_hand_rate']):>6}")
+              f"{_fmt(tally['precision']):>9} {_fmt(tally['exact_hand_rate']):>6} "
+              f"{_fmt(tally['index_boxes_found']):>6}")
+    print("recall, precision: per card; exact: whole hands; found: index boxes the finder alone "
+          "found (IoU 0.5)")
     top = report["confusions"][:10]
     if top:
         print("most confused: " + ", ".join(f"{c['labelled']}->{c['read']} x{c['times']}" for c in top))

@@ -1,5 +1,6 @@
 """The reader's measurements: recall, precision, exact hands, confusions, per subset."""
 
+import json
 from pathlib import Path
 
 import cv2
@@ -75,3 +76,14 @@ def test_a_file_that_is_no_labels_file_is_refused(tmp_path, capsys):
         load_labels(bad)
     assert main(["eval", "--images", str(tmp_path), "--labels", str(bad)]) == 2
     assert "not a labels file" in capsys.readouterr().err
+
+
+def test_cribcam_eval_measures_real_models_on_labelled_photos(reader_models, real_photos, tmp_path, capsys):
+    labels = dict(sorted(json.loads((real_photos / "labels.json").read_text()).items())[:3])
+    (tmp_path / "labels.json").write_text(json.dumps(labels))
+    assert main(["eval", "--images", str(real_photos / "images"), "--labels", str(tmp_path / "labels.json"),
+                 "--model", str(reader_models), "--json"]) == 0
+    overall = json.loads(capsys.readouterr().out)["overall"]
+    assert overall["images"] == 3
+    assert overall["cards_labelled"] == sum(len({c["card"] for c in e["cards"]}) for e in labels.values())
+    assert 0.0 <= overall["index_boxes_found"] <= 1.0
