@@ -21,7 +21,8 @@ from cribcam.vision.starter import find_starter
 
 MAX_SIDE = 1920  # larger photos are scaled down first: phone photos are 4000 px and more
 MIN_SIDE = 32
-FINDER_CONF = 0.10  # the finder's threshold: low, the classifier rejects what is no index
+CARD_CONF = 0.60  # a box counts for a card with at least this probability
+FINDER_CONF = 0.30  # the finder's threshold (chosen on synthetic validation and real training photos)
 UNREADABLE_FINDER = 0.40  # a box this sure to be an index that no card claims is "unreadable"
 UNREADABLE_NONE = 0.50  # ... unless the classifier is this sure that it is no index
 
@@ -43,7 +44,7 @@ class CardReader:
         >>> reading.codes, reading.starter, reading.problems
     """
 
-    def __init__(self, model_path: str | Path | None = None, conf: float = 0.25, threads: int = 0,
+    def __init__(self, model_path: str | Path | None = None, conf: float = CARD_CONF, threads: int = 0,
                  finder_conf: float = FINDER_CONF, classifier: str | Path | None = None):
         finder, bundled_classifier = model_files(model_path)
         classifier = Path(classifier) if classifier else bundled_classifier
