@@ -136,6 +136,7 @@ def find_cards(reader, image: np.ndarray) -> list[FoundCard]:
     if sure.any():
         typical = float(np.median(sizes[sure]))
         keep &= (sizes >= typical / SIZE_SPREAD) & (sizes <= typical * SIZE_SPREAD)
+    keep = _distinct(found.xyxy, finder_score, keep)
     boxes, scores, finder_score = found.xyxy[keep], found.scores[keep], finder_score[keep]
     # A box the finder is unsure of counts when it pairs with another as a card's corners.
     groups = [g for g in group_corners(image, boxes) if len(g) > 1 or finder_score[g[0]] >= TEACH_FINDER_SCORE]
@@ -145,12 +146,31 @@ def find_cards(reader, image: np.ndarray) -> list[FoundCard]:
     return reading_order(cards)
 
 
-def _without_inner(groups: list[list[int]], boxes: np.ndarray) -> list[list[int]]:
-    """The groups but those lying within the corners of another card: pips and court art."""
+def _distinct(boxes: np.ndarray, score: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Of the boxes kept, one per printed index: the finder's surest, not one whose centre
+    lies in a surer box, or that holds the centre of one (a box of the rank alone, say)."""
     centres = (boxes[:, :2] + boxes[:, 2:]) / 2
-    spans = [(centres[g].min(axis=0), centres[g].max(axis=0)) for g in groups if len(g) > 1]
-    return [g for g in groups if not any(((low < centres[g]) & (centres[g] < high)).all()
-                                         for low, high in spans)]
+    chosen: list[int] = []
+    for i in np.flatnonzero(keep)[np.argsort(-score[keep], kind="stable")]:
+        if not any(_holds(boxes[k], centres[i]) or _holds(boxes[i], centres[k]) for k in chosen):
+            chosen.append(int(i))
+    return np.array(sorted(chosen), dtype=int)
+
+
+def _holds(box: np.ndarray, point: np.ndarray) -> bool:
+    return bool(box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3])
+
+
+def _without_inner(groups: list[list[int]], boxes: np.ndarray) -> list[list[int]]:
+    """The groups but those lying within another card (its corners' span and half an index
+    around): pips and court art. A neighbour's corner lies an index and more beyond."""
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    reach = 0.5 * float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]))) \
+        if len(boxes) else 0.0
+    spans = [(k, centres[g].min(axis=0) - reach, centres[g].max(axis=0) + reach)
+             for k, g in enumerate(groups) if len(g) > 1]
+    return [g for k, g in enumerate(groups)
+            if not any(other != k and ((low < centres[g]) & (centres[g] < high)).all() for other, low, high in spans)]
 
 
 def group_corners(image: np.ndarray, boxes: np.ndarray) -> list[list[int]]:
@@ -166,7 +186,8 @@ def group_corners(image: np.ndarray, boxes: np.ndarray) -> list[list[int]]:
        paired along it, most alike first;
     2. decks printing four corners: alike pairs about the centre of a card found are its
        other diagonal;
-    3. boxes left that lie one step apart are paired too (a corner in shade, or half hidden);
+    3. boxes left that lie about one step apart in pixels are paired too (a corner in shade,
+       half hidden, or boxed larger than the others);
     4. a box left over is a card with one corner in view.
 
     Returns:
@@ -199,8 +220,13 @@ def group_corners(image: np.ndarray, boxes: np.ndarray) -> list[list[int]]:
     middles = [centres[pair].mean(axis=0) for pair in pairs]
     pairs += take(sorted((c for c in candidates() if c[3] > 0.5 and any(
         np.linalg.norm(centres[[c[0], c[1]]].mean(axis=0) - m) < sizes[c[0]] for m in middles)), key=lambda c: -c[3]))
-    pairs += take(sorted((c for c in candidates() if np.linalg.norm(c[2] - first) <= 2.5 * STEP_TOLERANCE),
-                         key=lambda c: np.linalg.norm(c[2] - first)))
+    # In pixels: a box drawn larger or smaller than the index changes the step in box sizes.
+    usual = np.median([_step(centres, np.ones(len(boxes)), *pair) for pair in pairs[:len(middles)]], axis=0)
+
+    def off(c) -> float:
+        return float(np.linalg.norm(_step(centres, np.ones(len(boxes)), c[0], c[1]) - usual))
+
+    pairs += take(sorted((c for c in candidates() if off(c) <= 0.25 * np.linalg.norm(usual)), key=off))
     return _merge_about_centres(pairs, centres, sizes) + [[i] for i in sorted(free)]
 
 

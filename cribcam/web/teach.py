@@ -17,6 +17,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from flask import Blueprint, current_app, jsonify, request
 
@@ -147,8 +148,7 @@ def add_photo():
     session_id, session = _teachings().session(form.get("session"), create=True)
     if len(session.photos) >= MAX_PHOTOS:
         raise api.BadRequest(f"a deck is taught from {MAX_PHOTOS} photos at most: remove one first")
-    photo = teach.LayoutPhoto(upload.filename or f"photo-{len(session.photos) + 1}.jpg", image,
-                              teach.find_cards(reader, image))
+    photo = teach.LayoutPhoto(_unique_name(upload.filename, session), image, teach.find_cards(reader, image))
     if suit:
         teach.name_in_order(photo, suit)
     else:
@@ -156,6 +156,18 @@ def add_photo():
     photo_id = secrets.token_urlsafe(6)
     session.photos[photo_id] = photo
     return jsonify(session=session_id, photo={"id": photo_id, "suit": suit or None, **photo.as_json()})
+
+
+def _unique_name(filename: str | None, session: Session) -> str:
+    """The photo's file name, made unique in the session (phones name every photo image.jpg)."""
+    name = Path(filename or "photo.jpg").name or "photo.jpg"
+    taken = {photo.name for photo in session.photos.values()}
+    stem, suffix = Path(name).stem, Path(name).suffix
+    k = 1
+    while name in taken:
+        k += 1
+        name = f"{stem}-{k}{suffix}"
+    return name
 
 
 @bp.delete("/api/teach/photos/<photo_id>")

@@ -99,6 +99,10 @@ def test_the_teach_api_says_what_is_wrong(teaching_server, layout_photos):
     assert answer.status_code == 200
     session, photo = answer.get_json()["session"], answer.get_json()["photo"]
     assert [card["name"] for card in photo["cards"]][:3] == ["AC", "2C", "3C"]
+    with layout_photos[0].open("rb") as image:  # phones name every photo alike
+        again = client.post("/api/teach/photos", data={"image": (image, "clubs.jpg"), "session": session})
+    assert again.get_json()["photo"]["name"] == "clubs-2.jpg"
+    assert client.delete(f"/api/teach/photos/{again.get_json()['photo']['id']}?session={session}").status_code == 200
 
     def train(**body):
         return client.post("/api/teach/train", json={"session": session, "names": {}, **body})
