@@ -9,7 +9,7 @@ shows). Bounded: at most --requests requests and --time-limit seconds, loopback 
 
 Run:
     python bench/load_test.py                          # 600 requests, 8 at a time
-    python bench/load_test.py --model models/cribcam-cards.onnx --requests 1000
+    python bench/load_test.py --model models --requests 1000
     python bench/load_test.py --url http://127.0.0.1:8000 --server-pid 12345
 
 Photos are sent only when the server has a model (GET /api/status); without one only card

@@ -18,7 +18,7 @@ def _default_real_photos() -> Path:
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "data", help="make training data: synthetic scenes, the real photos, contact sheets",
-        description="Make the card detector's training data in ultralytics YOLO format.")
+        description="Make the card reader's training data (ultralytics YOLO format).")
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
 

@@ -7,7 +7,7 @@ workers are forked and share them.
 
 A "train" build draws only on training designs and puts the first ``val_fraction`` of its
 images in ``val``; a "heldout" build draws only on the held-out designs and puts everything in
-``test``: those designs measure how well the detector reads decks it has never seen.
+``test``: those designs measure how well the reader reads decks it has never seen.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ from tqdm import tqdm
 
 from cribcam.datagen.corners import CORNER_VERSION, CornerError, locate_corners
 
-# Re-exported: card codes in the detector's class order, suit-major, ace first ("AC" ... "KS").
+# Re-exported: card codes in the classifier's order, suit-major, ace first ("AC" ... "KS").
 from cribcam.scoring.cards import CARD_CODES, RANKS, SUITS
 
 __all__ = [
@@ -78,7 +78,7 @@ class Deck:
 
     Attributes:
         name: Deck name from the manifest, e.g. ``"kde-svg-nicu-ornamental"``.
-        split: ``"train"`` or ``"heldout"`` (designs never shown to the detector).
+        split: ``"train"`` or ``"heldout"`` (designs never shown to the reader's training).
         licence: Licence of the art, from the package's copyright file and the SVG metadata.
         cards: Card code -> BGRA uint8 image; all cards of a deck have the same size.
             Alpha is 0 outside the card's rounded corners.

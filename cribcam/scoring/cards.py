@@ -19,7 +19,7 @@ RANK_NAMES = dict(zip(RANKS, ["ace", "two", "three", "four", "five", "six", "sev
                               "nine", "ten", "jack", "queen", "king"]))
 JACK = RANKS.index("J") + 1
 
-# The 52 card codes in the detector's class order: suit-major, ace to king.
+# The 52 card codes in the classifier's order: suit-major, ace to king.
 CARD_CODES = [rank + suit for suit in SUITS for rank in RANKS]
 
 _SUIT_SYMBOLS = {"♣": "C", "♧": "C", "♦": "D", "♢": "D", "♥": "H", "♡": "H", "♠": "S", "♤": "S"}
@@ -59,7 +59,7 @@ class Card:
 
     @property
     def index(self) -> int:
-        """Position in ``CARD_CODES`` (the detector's class id)."""
+        """Position in ``CARD_CODES`` (the classifier's card column)."""
         return SUITS.index(self.suit) * 13 + self.rank - 1
 
     @property

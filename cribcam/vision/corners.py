@@ -1,8 +1,8 @@
 """From index corners to cards: deciding per physical card, not per box.
 
-The detector finds printed index corners, usually two per card, and sometimes the two
-corners of one card disagree (a suit flipped on the upside-down corner was the commonest
-error seen). The decision here:
+The finder boxes printed index corners, usually two per card, and the classifier names each;
+sometimes the two corners of one card disagree (a suit flipped on the upside-down corner was
+the commonest error seen). The decision here:
 
 1. Each box votes for every card with its class scores.
 2. Boxes are assigned cards greedily, strongest first, and no card twice: a box whose best

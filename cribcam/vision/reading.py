@@ -11,7 +11,7 @@ class SeenCard:
 
     Attributes:
         card: its code (``5H``).
-        confidence: the detector's score for it, from its best corner.
+        confidence: the classifier's probability for it, from its best corner.
         boxes: the index corners it was read from, ``(x1, y1, x2, y2)`` in image pixels.
     """
 

@@ -31,7 +31,7 @@ DEFAULTS = {
     "MAX_JSON_BYTES": 64 * 1024,  # /api/count bodies
     "MAX_IMAGE_PIXELS": DEFAULT_MAX_PIXELS,  # checked from the header, before decoding
     "MAX_IMAGE_SIDE": DEFAULT_MAX_SIDE,  # photos are scaled down to this before reading
-    "MODEL_PATH": None,  # None: the bundled models/cribcam-cards.onnx
+    "MODEL_PATH": None,  # None: the bundled models/ (finder.onnx and classifier.onnx)
     "MODEL_THREADS": 0,  # onnxruntime threads per inference; 0: onnxruntime decides
     "CONCURRENT_READS": 2,  # photos read at once; more request threads than this keep typed
                             # counts quick while photos are read (bench/load_test.py)
