@@ -93,6 +93,31 @@ def _card_index(code: str) -> tuple[int, int]:
     return position % 13, position // 13
 
 
+class _Patches:
+    """A bank being filled: patches with their labels."""
+
+    def __init__(self):
+        self.patches: list[np.ndarray] = []
+        self.ranks: list[int] = []
+        self.suits: list[int] = []
+
+    def index(self, image: np.ndarray, code: str, box) -> None:
+        self.patches.append(_patch(image, box))
+        rank, suit = _card_index(code)
+        self.ranks.append(rank)
+        self.suits.append(suit)
+
+    def negatives(self, patches: list[np.ndarray]) -> None:
+        self.patches += patches
+        self.ranks += [NO_INDEX] * len(patches)
+        self.suits += [0] * len(patches)
+
+    def bank(self, real: bool) -> CropBank:
+        n = len(self.patches)
+        return CropBank(np.array(self.patches, np.uint8).reshape(n, PATCH, PATCH, 3),
+                        np.array(self.ranks, np.int64), np.array(self.suits, np.int64), np.full(n, real, bool))
+
+
 def _negatives(rng, image: np.ndarray, avoid: np.ndarray, sizes: np.ndarray, count: int,
                inside: list[np.ndarray]) -> list[np.ndarray]:
     """Patches of index-sized squares whose centre is clear of every printed corner.
@@ -139,12 +164,6 @@ def _photo_label_zones(boxes: list) -> np.ndarray:
                      for b in boxes]).reshape(-1, 3)
 
 
-def _negative_bank(patches: list[np.ndarray], real: bool) -> CropBank:
-    n = len(patches)
-    return CropBank(np.array(patches, np.uint8).reshape(n, PATCH, PATCH, 3), np.full(n, NO_INDEX, np.int64),
-                    np.zeros(n, np.int64), np.full(n, real, bool))
-
-
 def _mistakes(image: np.ndarray, boxes: np.ndarray, avoid: np.ndarray) -> list[np.ndarray]:
     """Patches of the found boxes that lie clear of every index."""
     return [_patch(image, box) for box in boxes
@@ -165,43 +184,33 @@ def bank_from_finder_mistakes(find: Callable[[np.ndarray], np.ndarray], data_dir
         photos, photo_labels: real photos and their labels (the `cribcam eval` format), optional.
         scenes: read only this many scenes (the finder takes a while on each).
     """
-    synthetic = []
+    synthetic, real = _Patches(), _Patches()
     for meta_path in sorted((data_dir / "meta" / part).glob("*.json"))[:scenes]:
         record = json.loads(meta_path.read_text())
         image = cv2.imread(str(data_dir / "images" / part / record["image"]))
-        synthetic += _mistakes(image, find(image), _scene_corner_zones(record))
-    real = []
+        synthetic.negatives(_mistakes(image, find(image), _scene_corner_zones(record)))
     for name, entry in sorted((photo_labels or {}).items()):
         image = cv2.imread(str(photos / name))
         if image is not None:
-            real += _mistakes(image, find(image), _photo_label_zones([c["box"] for c in entry["cards"]]))
-    return CropBank.merge([_negative_bank(synthetic, False), _negative_bank(real, True)])
+            real.negatives(_mistakes(image, find(image), _photo_label_zones([c["box"] for c in entry["cards"]])))
+    return CropBank.merge([synthetic.bank(real=False), real.bank(real=True)])
 
 
 def bank_from_scenes(data_dir: Path, part: str, seed: int, negatives_per_index: float = 1.0) -> CropBank:
     """Patches of every labelled index of a built synthetic set, and as many negatives."""
     rng = np.random.default_rng(seed)
-    patches, ranks, suits = [], [], []
+    collected = _Patches()
     for meta_path in sorted((data_dir / "meta" / part).glob("*.json")):
         record = json.loads(meta_path.read_text())
         image = cv2.imread(str(data_dir / "images" / part / record["image"]))
         labels = yolo.read_labels(data_dir / "labels" / part / f"{meta_path.stem}.txt", *image.shape[1::-1])
         for code, box in labels:
-            patches.append(_patch(image, box))
-            rank, suit = _card_index(code)
-            ranks.append(rank)
-            suits.append(suit)
-        avoid = _scene_corner_zones(record)
+            collected.index(image, code, box)
         outlines = [np.array(card["polygon"]) for card in record["cards"] if card["polygon"]]
         sizes = np.array([max(b[2] - b[0], b[3] - b[1]) for _, b in labels])
         wanted = int(rng.poisson(negatives_per_index * max(len(labels), 2)))
-        negatives = _negatives(rng, image, avoid, sizes, wanted, outlines)
-        patches += negatives
-        ranks += [NO_INDEX] * len(negatives)
-        suits += [0] * len(negatives)
-    n = len(patches)
-    return CropBank(np.array(patches, np.uint8).reshape(n, PATCH, PATCH, 3), np.array(ranks, np.int64),
-                    np.array(suits, np.int64), np.zeros(n, bool))
+        collected.negatives(_negatives(rng, image, _scene_corner_zones(record), sizes, wanted, outlines))
+    return collected.bank(real=False)
 
 
 def bank_from_decks(decks: list, count: int, seed: int, backgrounds: list[np.ndarray]) -> CropBank:
@@ -251,26 +260,18 @@ def bank_from_labelled_photos(images: Path, labels: dict, seed: int, negatives_p
     not known, so only places far from any card corner are taken for "no index".
     """
     rng = np.random.default_rng(seed)
-    patches, ranks, suits = [], [], []
+    collected = _Patches()
     for name in sorted(labels):
         image = cv2.imread(str(images / name))
         if image is None:
             continue
         boxes = [(c["card"], c["box"]) for c in labels[name]["cards"]]
         for code, box in boxes:
-            patches.append(_patch(image, box))
-            rank, suit = _card_index(code)
-            ranks.append(rank)
-            suits.append(suit)
+            collected.index(image, code, box)
         sizes = np.array([max(b[2] - b[0], b[3] - b[1]) for _, b in boxes])
-        avoid = _photo_label_zones([b for _, b in boxes])
-        negatives = _negatives(rng, image, avoid, sizes, int(rng.poisson(negatives_per_index * max(len(boxes), 2))), [])
-        patches += negatives
-        ranks += [NO_INDEX] * len(negatives)
-        suits += [0] * len(negatives)
-    n = len(patches)
-    return CropBank(np.array(patches, np.uint8).reshape(n, PATCH, PATCH, 3), np.array(ranks, np.int64),
-                    np.array(suits, np.int64), np.ones(n, bool))
+        wanted = int(rng.poisson(negatives_per_index * max(len(boxes), 2)))
+        collected.negatives(_negatives(rng, image, _photo_label_zones([b for _, b in boxes]), sizes, wanted, []))
+    return collected.bank(real=True)
 
 
 def augment(rng: np.random.Generator, patches: np.ndarray) -> np.ndarray:
