@@ -17,7 +17,7 @@ from cribcam.vision.detections import Detections
 teach = pytest.importorskip("cribcam.training.teach")
 pytest.importorskip("torch")
 
-TINY = teach.Settings(minutes=0.25, batch=64)
+TINY = teach.Settings(minutes=0.25, batch=64, lr=1e-3)  # a lesson of seconds needs a faster rate
 
 
 @pytest.fixture(scope="module")
