@@ -46,8 +46,8 @@ def run(args) -> int:
         raise UsageError(f"--port {args.port} is not a port number (0-65535)")
     if not 1 <= args.threads <= 64:
         raise UsageError(f"--threads {args.threads}: choose 1 to 64")
-    if args.model is not None and not args.model.is_file():
-        raise UsageError(f"no such model file: {args.model}")
+    if args.model is not None and not args.model.is_dir():
+        raise UsageError(f"no such model folder: {args.model} (it holds finder.onnx and classifier.onnx)")
     if args.deck:
         from cribcam.vision.decks import DeckError, find_deck
 

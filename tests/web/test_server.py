@@ -136,7 +136,7 @@ def test_cribcam_serve_runs_the_app_on_loopback(tmp_path):
 
 
 @pytest.mark.parametrize("args,words", [
-    (["--model", "/no/such/model.onnx"], "no such model file: /no/such/model.onnx"),
+    (["--model", "/no/such/models"], "no such model folder: /no/such/models"),
     (["--port", "70000"], "--port 70000 is not a port number"),
     (["--threads", "0"], "--threads 0: choose 1 to 64"),
     (["--port", "eight"], "invalid int value"),
@@ -161,8 +161,17 @@ def test_cribcam_serve_says_when_the_port_is_taken(scheme):
 
 
 def test_cribcam_serve_with_a_damaged_model_refuses_to_start(tmp_path):
-    model = tmp_path / "broken.onnx"
-    model.write_bytes(b"not a model")
-    process = serve("--model", str(model), "--port", "0")
+    for name in ("finder.onnx", "classifier.onnx"):
+        (tmp_path / name).write_bytes(b"not a model")
+    process = serve("--model", str(tmp_path), "--port", "0")
     out, err = process.communicate(timeout=60)
     assert process.returncode == 2 and "could not be loaded" in err
+
+
+def test_cribcam_serve_reads_photos_with_a_folder_of_models(reader_models):
+    with serving("--model", str(reader_models), "--port", "0") as process:
+        line = process.stdout.readline()
+        assert "reading photos with" in line or line.startswith("cribcam serve: http"), line
+        url = line.split()[2]
+        status, _, body = request(url, path="/api/status")
+        assert status == 200 and json.loads(body)["model"] is True
