@@ -2,17 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from cribcam.cli.main import UsageError
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _default_real_photos() -> Path:
-    shared = Path(os.environ.get("CRIBCAM_SHARED", ROOT.parent / "shared"))
-    return shared / "real-photos"
+from cribcam.datagen.shared import default_real_photos
 
 
 def add_parser(subparsers) -> None:
@@ -55,7 +48,7 @@ def add_parser(subparsers) -> None:
                     "val split by capture (never by frame) and their CC BY 4.0 attribution.")
     real.add_argument("--out", type=Path, required=True, help="output folder")
     real.add_argument("--src", type=Path, default=None,
-                      help=f"folder with labels.json and images/ (default {_default_real_photos()})")
+                      help=f"folder with labels.json and images/ (default {default_real_photos()})")
     real.add_argument("--val-fraction", type=float, default=0.25, help="share put in val (default 0.25)")
     real.add_argument("--force", action="store_true", help="replace a data set already in --out")
     real.set_defaults(handler=run_real)
@@ -136,7 +129,7 @@ def run_real(args) -> int:
     from cribcam.datagen.real_photos import convert
 
     _check_fraction(args.val_fraction)
-    src = args.src or _default_real_photos()
+    src = args.src or default_real_photos()
     if not (src / "labels.json").is_file():
         raise UsageError(f"no real photos at {src} (labels.json missing); pass --src")
     counts = convert(src, args.out, args.val_fraction, force=args.force)

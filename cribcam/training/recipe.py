@@ -25,13 +25,13 @@ import time
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from cribcam.datagen.shared import default_real_photos
 from cribcam.vision.models import CLASSIFIER_FILE, FINDER_FILE, MODELS_DIR
 
 # No network here: keep ultralytics from trying (auto-installs, fonts for plots, analytics).
 os.environ.setdefault("YOLO_OFFLINE", "1")
 os.environ.setdefault("YOLO_AUTOINSTALL", "false")
 
-DEFAULT_REAL = MODELS_DIR.parents[1] / "shared" / "real-photos"
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class Recipe:
 
     work: Path = Path("runs/recipe")
     models: Path = MODELS_DIR
-    real: Path | None = DEFAULT_REAL
+    real: Path | None = default_real_photos()
     scenes: int = 4000
     seed: int = 1
     workers: int = 2
