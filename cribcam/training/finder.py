@@ -203,11 +203,20 @@ def strip_checkpoint(checkpoint: Path, out: Path) -> Path:
 
 
 def export_finder(checkpoint: Path, out: Path, imgsz: int) -> Path:
-    """Exports the finder to ONNX at the run-time input size (it reads whole frames)."""
+    """Exports the finder to ONNX at the run-time input size (it reads whole frames).
+
+    ultralytics writes the export beside the checkpoint it reads, so a copy is exported in a
+    scratch folder: the committed checkpoints must not gain a stray 11 MB file.
+    """
+    import tempfile
+
     from ultralytics import YOLO
 
-    exported = Path(YOLO(str(checkpoint)).export(format="onnx", imgsz=imgsz, simplify=False,
-                                                 dynamic=False, opset=17))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(exported, out)
+    with tempfile.TemporaryDirectory(prefix="finder-export-") as scratch:
+        copy = Path(scratch) / "finder.pt"
+        shutil.copyfile(checkpoint, copy)
+        exported = Path(YOLO(str(copy)).export(format="onnx", imgsz=imgsz, simplify=False,
+                                               dynamic=False, opset=17))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(exported, out)
     return out
