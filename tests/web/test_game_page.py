@@ -126,6 +126,7 @@ def test_a_crib_read_from_a_photo(open_game, tmp_path):
         client.post(f"/api/games/{game_id}/entries", json=entry)
     page = tab.page
     page.goto(f"{tab.url}/game/{game_id}")
+    expect(page.locator("body.ready")).to_have_count(1)  # the game is loaded from the server
     assert scores(page) == ["31", "7"]
     page.click('#log button[aria-label="Undo entry 2"]')  # the irregularity was a mistake
     expect(page.locator("#sides .score").first).to_have_text("29")
