@@ -53,6 +53,14 @@ def test_a_real_pair_of_same_rank_is_kept():
     assert sorted(codes(found, expected=5)) == sorted(["TD", "TS", "5C", "6C", "7C"])
 
 
+def test_a_spread_of_many_cards_keeps_same_rank_neighbours_when_no_count_is_given():
+    # Overlapped cards showing one corner each, eight in a row; the two tens lie as far apart
+    # as a card's opposite corners, which is no reason to merge them.
+    spread = [(100 + 160 * i, 100 + (220 if code == "TS" else 0), {code: 0.9})
+              for i, code in enumerate(["TD", "TS", "2C", "3C", "4C", "5H", "6H", "7H"])]
+    assert sorted(codes(detections(*spread))) == sorted(["TD", "2C", "3C", "4C", "TS", "5H", "6H", "7H"])
+
+
 def test_the_stronger_suit_wins_a_flip():
     hand = [(100, 100, {"TD": 0.6, "TS": 0.3}), (250, 320, {"TS": 0.5, "TD": 0.45}),
             *card(600, 100, "2C"), *card(900, 100, "3C"), *card(1200, 100, "4C"), *card(1500, 100, "9H")]
