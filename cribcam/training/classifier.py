@@ -360,10 +360,12 @@ class _Batches:
 
     SHARES = {"art": 0.35, "synthetic": 0.24, "real": 0.13, "negative": 0.28}
 
-    def __init__(self, bank: CropBank, batch: int, rng: np.random.Generator, shares: dict | None = None):
+    def __init__(self, bank: CropBank, batch: int, rng: np.random.Generator, shares: dict | None = None,
+                 groups: dict | None = None):
         self.bank, self.batch, self.rng = bank, batch, rng
         shares = shares or self.SHARES
-        self.groups = {k: v for k, v in bank.groups().items() if len(v) and shares.get(k)}
+        groups = bank.groups() if groups is None else groups
+        self.groups = {k: v for k, v in groups.items() if len(v) and shares.get(k)}
         total = sum(shares[k] for k in self.groups)
         self.counts = {k: round(batch * shares[k] / total) for k in self.groups}
 
@@ -378,7 +380,7 @@ class _Batches:
 
 def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: int, lr: float, seed: int,
                      start_from: Path | None = None, log=print, save_every: float = 120.0,
-                     shares: dict | None = None, on_step=None) -> Path:
+                     shares: dict | None = None, groups: dict | None = None, on_step=None) -> Path:
     """Trains for ``minutes`` of wall-clock in all, resuming from ``checkpoint`` if it is there.
 
     Args:
@@ -393,6 +395,8 @@ def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: in
         save_every: seconds between checkpoints.
         shares: each batch's share of every kind of crop (``CropBank.groups``), instead of
             the recipe's (teaching a deck weighs the player's photos more).
+        groups: the bank's crops by kind (indices into it), instead of ``CropBank.groups``
+            (teaching a deck tells the player's crops from the rehearsal's real ones).
         on_step: called after every step with the seconds trained and ``minutes`` in
             seconds (for a progress bar with time left).
 
@@ -414,7 +418,7 @@ def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: in
         log(f"classifier: resuming at {state['seconds'] / 60:.1f} of {minutes:.0f} min, step {state['steps']}")
     elif start_from is not None:
         model.load_state_dict(torch.load(start_from, map_location="cpu", weights_only=False)["model"])
-    batches = _Batches(bank, batch, np.random.default_rng([seed, state["steps"]]), shares)
+    batches = _Batches(bank, batch, np.random.default_rng([seed, state["steps"]]), shares, groups)
     budget = minutes * 60
     model.train()
     last_save = last_log = time.monotonic()

@@ -65,8 +65,8 @@ class Settings:
         seed: random seed.
         held_back: share of the cards showing two corners of which one corner is held back
             from teaching, to measure the taught model on.
-        shares: each batch's share of the player's crops ("real"), the rehearsal's scene and
-            art crops and the negatives of both.
+        shares: each batch's share of the player's crops ("player"), the rehearsal's crops of
+            real photos, scenes and card art, and the negatives of both.
     """
 
     minutes: float = TEACH_MINUTES
@@ -74,7 +74,8 @@ class Settings:
     lr: float = 3e-4
     seed: int = 0
     held_back: float = 0.2
-    shares: dict = field(default_factory=lambda: {"real": 0.4, "synthetic": 0.2, "art": 0.15, "negative": 0.25})
+    shares: dict = field(default_factory=lambda: {"player": 0.4, "real": 0.1, "synthetic": 0.15, "art": 0.1,
+                                                  "negative": 0.25})
 
 
 @dataclass
@@ -504,19 +505,25 @@ MOSAIC_COLUMNS = 64
 
 
 def make_rehearsal(synth: Path, out: Path = REHEARSAL, scenes: int = 1200, art: int = 800, negatives: int = 600,
-                   seed: int = 0, quality: int = 75) -> Path:
-    """Writes the rehearsal set: crops of the training designs kept beside the models.
+                   real: Path | None = None, seed: int = 0, quality: int = 75) -> Path:
+    """Writes the rehearsal set: crops of what the bundled classifier learnt, kept beside the models.
 
     ``scenes`` index patches of the built synthetic scenes (``cribcam data build``), ``art``
     patches cut from the training designs' card art and ``negatives`` from the scenes, drawn
-    at random, stored as one JPEG mosaic of ``REHEARSAL_SIDE`` pixel patches (about 2 MB).
+    at random, and every labelled index of the real training photos, stored as one JPEG
+    mosaic of ``REHEARSAL_SIDE`` pixel patches (about 2 MB). Without the real photos'
+    crops, teaching a deck made the bundled reader forget real photos most.
 
     Args:
         synth: a built synthetic set of the training designs (its ``train`` part is read).
         out: the ``.npz`` to write.
+        real: the real photos split by capture (``cribcam data real``); their ``train`` part
+            is read (never the validation part).
     """
     from cribcam.datagen.decks import load_decks
-    from cribcam.training.classifier import NO_INDEX, CropBank, bank_from_decks, bank_from_scenes
+    from cribcam.training.classifier import NO_INDEX, CropBank, bank_from_decks, bank_from_labelled_photos, \
+        bank_from_scenes
+    from cribcam.vision.evaluate import load_labels
 
     rng = np.random.default_rng(seed)
     scene_bank = bank_from_scenes(Path(synth), "train", seed)
@@ -526,9 +533,14 @@ def make_rehearsal(synth: Path, out: Path = REHEARSAL, scenes: int = 1200, art: 
                              rng.choice(others, min(negatives, len(others)), replace=False)])
     backgrounds = [cv2.imread(str(p)) for p in sorted((Path(synth) / "images" / "train").glob("*.jpg"))[:200]]
     decks = load_decks(split="train", progress=False)
-    bank = CropBank.merge([CropBank(scene_bank.patches[chosen], scene_bank.rank[chosen], scene_bank.suit[chosen],
-                                    scene_bank.real[chosen]),
-                           bank_from_decks(decks, art, seed, backgrounds)])
+    banks = [CropBank(scene_bank.patches[chosen], scene_bank.rank[chosen], scene_bank.suit[chosen],
+                      scene_bank.real[chosen]),
+             bank_from_decks(decks, art, seed, backgrounds)]
+    if real is not None:
+        banks.append(bank_from_labelled_photos(Path(real) / "images" / "train",
+                                               load_labels(Path(real) / "labels-train.json"), seed,
+                                               negatives_per_index=0))
+    bank = CropBank.merge(banks)
     small = np.array([cv2.resize(p, (REHEARSAL_SIDE, REHEARSAL_SIDE), interpolation=cv2.INTER_AREA)
                       for p in bank.patches])
     ok, jpeg = cv2.imencode(".jpg", _mosaic(small), [cv2.IMWRITE_JPEG_QUALITY, quality])
@@ -536,8 +548,9 @@ def make_rehearsal(synth: Path, out: Path = REHEARSAL, scenes: int = 1200, art: 
         raise RuntimeError("could not encode the rehearsal mosaic")
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(out, mosaic=jpeg, rank=bank.rank.astype(np.int8), suit=bank.suit.astype(np.int8), art=bank.art,
-             side=REHEARSAL_SIDE,
-             source=f"{synth} seed {seed}: {scenes} scene indices, {art} art, {negatives} negatives")
+             real=bank.real, side=REHEARSAL_SIDE,
+             source=f"{synth} seed {seed}: {scenes} scene indices, {art} art, {negatives} negatives, "
+                    f"{int(bank.real.sum())} real-photo indices of {real}")
     return out
 
 
@@ -554,11 +567,12 @@ def load_rehearsal(path: Path = REHEARSAL):
                                 f"python -m cribcam.training.teach rehearsal --synth DIR")
     with np.load(path) as saved:
         side, rank, suit, art = int(saved["side"]), saved["rank"], saved["suit"], saved["art"]
+        real = saved["real"] if "real" in saved else np.zeros(len(rank), bool)
         mosaic = cv2.imdecode(saved["mosaic"], cv2.IMREAD_COLOR)
     tiles = [mosaic[r * side:(r + 1) * side, c * side:(c + 1) * side]
              for r, c in (divmod(i, MOSAIC_COLUMNS) for i in range(len(rank)))]
     patches = np.array([cv2.resize(t, (PATCH, PATCH), interpolation=cv2.INTER_LINEAR) for t in tiles], np.uint8)
-    return CropBank(patches, rank.astype(np.int64), suit.astype(np.int64), np.zeros(len(rank), bool), art.astype(bool))
+    return CropBank(patches, rank.astype(np.int64), suit.astype(np.int64), real.astype(bool), art.astype(bool))
 
 
 def _mosaic(tiles: np.ndarray) -> np.ndarray:
@@ -620,12 +634,13 @@ def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, sett
     try:
         labels = _store_photos(photos, labels, work / PHOTOS_DIR)
         (work / LABELS_FILE).write_text(json.dumps(labels, indent=1) + "\n")
-        bank, held, known_held = _lesson(work / PHOTOS_DIR, labels, rehearsal, settings)
+        bank, groups, held, known_held = _lesson(work / PHOTOS_DIR, labels, rehearsal, settings)
         log(f"teach {name}: {len(bank)} crops, {sum(len(v['cards']) for v in held.values())} corners "
             f"and {len(known_held)} rehearsal crops held back")
         budget = settings.minutes * 60
         train_classifier(bank, work / "classifier.pt", settings.minutes, settings.batch, settings.lr, settings.seed,
                          start_from=weights, log=log, save_every=budget + 60, shares=settings.shares,
+                         groups=groups,
                          on_step=lambda done, total: report("training", done, total))
         report("checking", 0.0, 0.0)
         export_classifier(work / "classifier.pt", work / CLASSIFIER_FILE)
@@ -647,7 +662,8 @@ def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, sett
 
 def _lesson(photos: Path, labels: dict, rehearsal: Path, settings: Settings):
     """The crops to teach from: the player's indices but those held back, negatives from their
-    photos, and the rehearsal set but a fifth of its indices; then the held-back labels and crops."""
+    photos, and the rehearsal set but a fifth of its indices; the crops by kind (the player's
+    apart from the rehearsal's real ones); then the held-back labels and crops."""
     from cribcam.training.classifier import NO_INDEX, CropBank, bank_from_labelled_photos
 
     taught, held = _hold_back(labels, settings.held_back, settings.seed)
@@ -657,7 +673,10 @@ def _lesson(photos: Path, labels: dict, rehearsal: Path, settings: Settings):
     known, known_held = _split_rehearsal(load_rehearsal(rehearsal), settings.seed)
     bank = CropBank.merge([player, CropBank(every.patches[negatives], every.rank[negatives], every.suit[negatives],
                                             every.real[negatives]), known])
-    return bank, held, known_held
+    groups = bank.groups()
+    groups["player"] = np.arange(len(player))  # merged first
+    groups["real"] = np.setdiff1d(groups["real"], groups["player"])
+    return bank, groups, held, known_held
 
 
 def _store_photos(photos: list[LayoutPhoto], labels: dict, out: Path) -> dict:
@@ -821,8 +840,10 @@ if __name__ == "__main__":
                                      description="Make the rehearsal set that teaching a deck mixes in.")
     parser.add_argument("command", choices=["rehearsal"])
     parser.add_argument("--synth", type=Path, required=True, help="a built synthetic set (cribcam data build)")
+    parser.add_argument("--real", type=Path, default=None,
+                        help="the real photos split by capture (cribcam data real); their training part")
     parser.add_argument("--out", type=Path, default=REHEARSAL)
     parser.add_argument("--seed", type=int, default=0)
     arguments = parser.parse_args()
-    written = make_rehearsal(arguments.synth, arguments.out, seed=arguments.seed)
+    written = make_rehearsal(arguments.synth, arguments.out, real=arguments.real, seed=arguments.seed)
     print(f"{written}: {written.stat().st_size / 1e6:.2f} MB")

@@ -136,12 +136,23 @@ def test_suits_of_the_photos_are_checked():
 
 
 def test_the_rehearsal_set_is_small_and_holds_every_kind_of_crop():
-    assert teach.REHEARSAL.stat().st_size < 2.1e6
+    assert teach.REHEARSAL.stat().st_size < 3e6
     bank = teach.load_rehearsal()
     groups = bank.groups()
-    assert len(bank) >= 2000 and min(len(groups[k]) for k in ("synthetic", "art", "negative")) >= 500
-    assert len(groups["real"]) == 0  # the player's photos are the real ones
+    assert len(bank) >= 2000 and min(len(groups[k]) for k in ("synthetic", "art", "negative", "real")) >= 500
     assert set(bank.rank[groups["synthetic"]]) == set(range(len(RANKS)))
+
+
+def test_a_lesson_mixes_the_players_crops_apart_from_the_rehearsals_real_ones(layouts, tmp_path):
+    import cv2
+
+    image, labels = layouts["H"]
+    cv2.imwrite(str(tmp_path / "hearts.jpg"), image)
+    entry = {"hearts.jpg": {"cards": [{"card": label.code, "box": list(label.box)} for label in labels]}}
+    bank, groups, held, _ = teach._lesson(tmp_path, entry, teach.REHEARSAL, teach.Settings())
+    player, rehearsed = groups["player"], groups["real"]
+    assert len(player) == len(labels) - len(held["hearts.jpg"]["cards"])  # every corner but those held back
+    assert bank.real[player].all() and len(rehearsed) >= 500 and not set(player) & set(rehearsed)
 
 
 def _crop_accuracy(classifier_path, photos) -> float:
