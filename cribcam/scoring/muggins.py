@@ -77,10 +77,11 @@ def judge_claim(claimed: int, total: int, items: Sequence = (), *, what: str = "
                        message=f"Over-claimed by {-difference}{note}: the {what} is {total}; "
                                f"take back {-difference}.")
     missed = overlooked_items(items, difference)
-    listed = "; ".join(_describe(item) for item in missed)
+    # No items may add up to the shortfall exactly (a 31 for 2 claimed as 1): then none are named.
+    listed = f" ({'; '.join(_describe(item) for item in missed)})" if missed else ""
     return Verdict(MUGGINS, claimed, total, difference, tuple(missed), impossible=no_such,
                    message=f"Muggins{note}: {difference} point{'s' if difference != 1 else ''} "
-                           f"overlooked ({listed}); the {what} is {total} and the opponent "
+                           f"overlooked{listed}; the {what} is {total} and the opponent "
                            f"may peg {difference}.")
 
 

@@ -39,3 +39,11 @@ def test_impossible_claims_are_called_out():
 def test_crib_claim_mentions_crib():
     verdict = judge_show(10, score_hand("2H 4H 8H QH", "KS", crib=True))
     assert verdict.verdict == "overclaim" and "crib" in verdict.message
+
+
+def test_a_shortfall_no_items_add_up_to_names_none():
+    # A pair of fours and nothing else is 2; claimed as 1, one point is overlooked, and no
+    # item is worth one: nothing is named, and no empty brackets are shown.
+    verdict = judge_show(1, score_hand("2H 4C 4D 6S", "KH"))
+    assert verdict.verdict == "muggins" and verdict.difference == 1 and verdict.overlooked == ()
+    assert verdict.message == "Muggins: 1 point overlooked; the hand is 2 and the opponent may peg 1."
