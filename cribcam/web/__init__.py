@@ -150,6 +150,10 @@ def _register_error_handlers(app: Flask) -> None:
     def unexpected_error(exc: Exception):
         # A bug, never a user's mistake: every bad input is answered with a 4xx before this.
         log.exception("unexpected error on %s %s", request.method, request.path)
+        if not request.path.startswith("/api/"):
+            from werkzeug.exceptions import InternalServerError
+
+            return error_page(InternalServerError()), 500
         return jsonify(error="internal error: the server could not handle this request"), 500
 
 

@@ -364,6 +364,20 @@ def test_a_reader_bug_is_a_json_500_not_a_crash(photo_bytes, caplog):
     assert any("unexpected error" in r.message for r in caplog.records)
 
 
+def test_a_bug_behind_a_page_is_the_error_page_not_json(caplog):
+    app = create_app({"TESTING": True})
+
+    def broken():
+        raise RuntimeError("boom")
+
+    app.add_url_rule("/broken", view_func=broken)
+    response = app.test_client().get("/broken")
+    assert response.status_code == 500 and response.mimetype == "text/html"
+    page = response.get_data(as_text=True)
+    assert "500 Internal Server Error" in page and "boom" not in page
+    assert any("unexpected error" in r.message for r in caplog.records)
+
+
 # --- nothing uploaded touches the disk -----------------------------------------------------
 
 _WRITES: list = []
