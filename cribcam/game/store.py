@@ -189,10 +189,18 @@ class GameStore:
         return game
 
     def next_game(self, game_id: str) -> str:
-        """Starts the next game of a finished game's match; the loser deals first."""
+        """Starts the next game of a finished game's match (the loser deals first), or gives
+        the one started from it already: "next game" pressed twice starts one game, not two."""
         game = self.game(game_id)
         if not game.over:
             raise GameError("the game is not over yet: finish it before starting the next")
+        with self.engine.connect() as connection:
+            this = connection.execute(select(games.c.match_id, games.c.number)
+                                      .where(games.c.id == game_id)).one()
+            started = connection.execute(select(games.c.id).where(games.c.match_id == this.match_id,
+                                                                  games.c.number == this.number + 1)).scalar()
+        if started is not None:
+            return started
         setup = game.setup
         loser = min(range(len(game.scores)), key=game.scores.__getitem__)
         first = setup.sides[loser][0]

@@ -94,6 +94,8 @@ def test_a_match_tallies_its_games_and_the_loser_deals_the_next(database_url):
     assert state["setup"]["first_dealer"] == "B"
     assert state["match"]["games"] == [first, second]
     assert state["match"]["tally"] == [{"side": "A", "games": 2}, {"side": "B", "games": 0}]
+    assert store.next_game(first) == second  # pressed twice: still one next game
+    assert store.state(second)["match"]["games"] == [first, second]
 
 
 def test_a_killed_writer_leaves_every_game_whole(database_url):
