@@ -72,7 +72,7 @@ def frame():
     variant = api.variant_field(form.get("variant") or None)
     image = api.uploaded_image(upload)
     slot = reader_slot(current_app)
-    slot.get()  # ModelUnavailable (503) before a session is opened for nothing
+    slot.chosen()  # no model (503) or no such deck (404) before a session is opened for nothing
 
     session_id, session = current_app.extensions["cribcam.live"].open(form.get("session"))
     with session.reading():

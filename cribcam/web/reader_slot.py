@@ -59,11 +59,15 @@ class ReaderSlot:
                 self._reader = self._load()
             return self._reader
 
-    def read(self, image, expected: int | None = None):
-        """Reads with the deck chosen for this request (``deck_choice``), at most
-        ``concurrent_reads`` at a time."""
+    def chosen(self):
+        """The reader of the deck chosen for this request (``deck_choice``); raises
+        ``ModelUnavailable`` or ``DeckError`` with a message for the player."""
         deck = self.deck_choice()
-        reader = self.get() if not deck else self.deck_reader(deck)
+        return self.get() if not deck else self.deck_reader(deck)
+
+    def read(self, image, expected: int | None = None):
+        """Reads with the deck chosen for this request, at most ``concurrent_reads`` at a time."""
+        reader = self.chosen()
         with self._reads:
             return reader.read(image, expected=expected)
 

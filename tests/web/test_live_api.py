@@ -155,6 +155,16 @@ def test_without_a_model_frames_answer_503_and_open_no_session(app, client):
     assert len(app.extensions["cribcam.live"]) == 0
 
 
+def test_a_deck_not_taught_answers_404_and_opens_no_session(reader, tmp_path, monkeypatch):
+    from cribcam.vision.decks import DATA_ENV
+
+    monkeypatch.setenv(DATA_ENV, str(tmp_path))  # no decks taught here
+    app = create_app({"TESTING": True}, reader=reader)
+    response = post_frame(app.test_client(), deck="nosuch")
+    assert response.status_code == 404 and "nosuch" in response.json["error"]
+    assert len(app.extensions["cribcam.live"]) == 0
+
+
 def test_a_second_frame_while_the_first_is_read_is_refused_not_queued():
     entered, release = threading.Event(), threading.Event()
 
