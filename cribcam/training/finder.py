@@ -203,7 +203,8 @@ def strip_checkpoint(checkpoint: Path, out: Path) -> Path:
 
 
 def export_finder(checkpoint: Path, out: Path, imgsz: int) -> Path:
-    """Exports the finder to ONNX at the run-time input size (it reads whole frames).
+    """Exports the finder to ONNX at the run-time input size (it reads whole frames), with a
+    free input shape so that a 4:3 frame is read at 640x480 rather than padded to a square.
 
     ultralytics writes the export beside the checkpoint it reads, so a copy is exported in a
     scratch folder: the committed checkpoints must not gain a stray 11 MB file.
@@ -216,7 +217,7 @@ def export_finder(checkpoint: Path, out: Path, imgsz: int) -> Path:
         copy = Path(scratch) / "finder.pt"
         shutil.copyfile(checkpoint, copy)
         exported = Path(YOLO(str(copy)).export(format="onnx", imgsz=imgsz, simplify=False,
-                                               dynamic=False, opset=17))
+                                               dynamic=True, opset=17))
         out.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(exported, out)
     return out
