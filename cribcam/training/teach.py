@@ -8,7 +8,7 @@ saw, and it is the glyphs of an unseen design that the classifier misreads. The 
 2. **Name** them: by the stated layout (``cribcam.vision.decks.LAYOUT``), by a labels file, or by the current
    reader's proposals confirmed or fixed on the teach page.
 3. **Teach**: a few minutes of ``train_classifier`` from the bundled weights, on crops of the
-   player's indices mixed with a rehearsal of the training designs (``models/rehearsal.npz``,
+   player's indices mixed with a rehearsal of the training designs and photos (``models/rehearsal.npz``,
    see ``make_rehearsal``), so that the taught model still reads the decks it knew.
 4. **Check**: the taught model against the bundled one on a corner of some cards held back
    from teaching, and on rehearsal crops held back likewise; then the deck is saved in the
@@ -598,7 +598,7 @@ def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, sett
         models: the folder of the models to start from (``finder.onnx``, ``classifier.onnx``
             and ``checkpoints/classifier.pt``); the bundled ones by default.
         settings: how long and how to train (``Settings()`` by default).
-        rehearsal: the rehearsal set of the training designs.
+        rehearsal: the rehearsal set of the training designs and photos.
         progress: called with (stage, seconds done, seconds in all) as teaching goes on.
         log: where lines for a log go.
 
@@ -729,7 +729,7 @@ def _split_rehearsal(bank, seed: int, share: float = 0.2):
 
 def _checks(default: Path, taught: Path, photos: Path, held: dict, known_held) -> dict:
     """Share of held-back crops read right by the bundled and the taught classifier: corners of
-    the player's cards, and crops of the training designs."""
+    the player's cards, and crops of the training designs and photos."""
     from cribcam.vision.classifier import IndexClassifier
 
     checks = {}
@@ -783,7 +783,7 @@ def check_sentences(checks: dict) -> list[str]:
         lines.append("no corner was held back to measure on (no card showed two corners): "
                      "try the deck with cribcam read --deck")
     known = checks["training_designs"]
-    lines.append(f"training designs ({known['crops']} held-back crops): the taught model reads "
+    lines.append(f"training designs and photos ({known['crops']} held-back crops): the taught model reads "
                  f"{known['taught']:.0%}, the default {known['default']:.0%}")
     if known["taught"] < known["default"] - FORGOT:
         lines.append("warning: the taught model reads the decks it was trained on worse than the default: "
