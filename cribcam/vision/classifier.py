@@ -34,9 +34,17 @@ class IndexClassifier:
         self.path = Path(path)
 
     def __call__(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-        """(n, 53) probabilities for the (n, 4) ``boxes`` of a BGR image: 52 cards, then none."""
+        """(n, 53) probabilities for the (n, 4) ``boxes`` of a BGR image: 52 cards, then none.
+
+        Each crop is read twice, as it is and turned half round, and the two answers averaged:
+        a card prints its index both ways up, so both are as like an index, and a misreading
+        of one rarely survives the other (exact hands 0.63 -> 0.67 on the synthetic validation
+        scenes and real training photos, where the reader's thresholds are chosen).
+        """
         if len(boxes) == 0:
             return np.zeros((0, 53), np.float32)
-        crops = [index_crop(image, box, self.size) for box in boxes]
-        return np.concatenate([self.session.run(None, {self.input_name: to_blob(crops[i:i + BATCH])})[0]
-                               for i in range(0, len(crops), BATCH)])
+        crops = np.array([index_crop(image, box, self.size) for box in boxes])
+        both = np.concatenate([crops, crops[:, ::-1, ::-1]])
+        answers = np.concatenate([self.session.run(None, {self.input_name: to_blob(both[i:i + BATCH])})[0]
+                                  for i in range(0, len(both), BATCH)])
+        return (answers[:len(crops)] + answers[len(crops):]) / 2

@@ -94,7 +94,7 @@ def test_teach_then_read_with_the_deck_then_remove_it(cribcam, reader_models, la
                      "--labels", layout_files / "labels.json", "--minutes", "0.1", "--model", reader_models)
     assert result.returncode == 0, result.stderr
     assert "Still missing: AD 2D" in result.stdout  # diamonds and spades were not photographed
-    assert "Training designs (" in result.stdout
+    assert "Training designs and photos (" in result.stdout
     assert "Taught the deck garden in " in result.stdout and "--deck garden" in result.stdout
     assert "teaching [" in result.stderr and " left" in result.stderr  # the progress bar
 
