@@ -74,7 +74,8 @@ def check_serve() -> str:
             _, stderr = process.communicate(timeout=20)
         except subprocess.TimeoutExpired:
             process.kill()
-            raise CheckFailed("cribcam serve did not stop on Ctrl-C within 20 s") from None
+            _, stderr = process.communicate()
+            raise CheckFailed(f"cribcam serve did not stop on Ctrl-C within 20 s; it wrote:\n{stderr}") from None
     expect_no_crash("cribcam serve", stderr)
     if process.returncode != 0:
         raise CheckFailed(f"cribcam serve exited {process.returncode} on Ctrl-C:\n{stderr}")
