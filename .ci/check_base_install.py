@@ -94,6 +94,9 @@ def check_read() -> str:
 
 
 def main() -> int:
+    # Started in the background (nohup ... &), this process ignores Ctrl-C, and so would the
+    # servers it starts and stops with Ctrl-C: give them a terminal's Ctrl-C.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     start = time.monotonic()
     installed = subprocess.run([str(ROOT / ".ci" / "ensure-venv")], env=ENV, stdout=subprocess.DEVNULL)
     if installed.returncode != 0:

@@ -110,6 +110,9 @@ def server_only(url: str, clip: Path, frames: int) -> dict:
 
 
 def main() -> None:
+    # Started in the background (nohup ... &), this process ignores Ctrl-C, and so would the
+    # servers it starts and stops with Ctrl-C: give them a terminal's Ctrl-C.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, default=ROOT / "models",
                         help="folder with finder.onnx and classifier.onnx (default: the bundled models)")

@@ -1,9 +1,14 @@
 """Shared fixtures: the shared files beside the checkout, and real card-reading models."""
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
+
+# Run in the background (nohup ... &), pytest ignores Ctrl-C, and so would the servers the
+# tests start and stop with Ctrl-C (webtools.serving): give them a terminal's Ctrl-C.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("CRIBCAM_SHARED", ROOT.parent / "shared"))
