@@ -35,16 +35,11 @@ def crop_square(image: np.ndarray, center: tuple[float, float], side: float,
     return cv2.resize(patch, (size, size), interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR)
 
 
-def crop_region(box, margin: float = MARGIN) -> tuple[tuple[float, float], float]:
-    """The centre and side, in image pixels, of the square the classifier reads for ``box``."""
-    x1, y1, x2, y2 = (float(v) for v in box)
-    return ((x1 + x2) / 2, (y1 + y2) / 2), max(x2 - x1, y2 - y1) * (1 + 2 * margin)
-
-
 def index_crop(image: np.ndarray, box, size: int = CROP_SIZE, margin: float = MARGIN) -> np.ndarray:
     """The classifier's crop of one index box ``(x1, y1, x2, y2)`` in image pixels."""
-    center, side = crop_region(box, margin)
-    return crop_square(image, center, side, size)
+    x1, y1, x2, y2 = (float(v) for v in box)
+    side = max(x2 - x1, y2 - y1) * (1 + 2 * margin)
+    return crop_square(image, ((x1 + x2) / 2, (y1 + y2) / 2), side, size)
 
 
 def to_blob(crops: list[np.ndarray] | np.ndarray) -> np.ndarray:
