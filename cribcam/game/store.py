@@ -204,8 +204,7 @@ class GameStore:
         setup = game.setup
         loser = min(range(len(game.scores)), key=game.scores.__getitem__)
         first = setup.sides[loser][0]
-        return self.create(Setup.from_dict({**setup.as_dict(), "first_dealer": first}),
-                           self._match_of(game_id))
+        return self.create(Setup.from_dict({**setup.as_dict(), "first_dealer": first}), this.match_id)
 
     def state(self, game_id: str) -> dict:
         """The game's state with its id and the tally of its match, as JSON for the API."""
