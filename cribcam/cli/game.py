@@ -23,6 +23,13 @@ from cribcam.cli.main import UsageError
 ENTRY_TYPES = ("deal", "play", "peg", "show", "irregularity")
 
 
+def add_db_option(parser) -> None:
+    """``--db URL``: where games are kept (``cribcam game`` and ``cribcam serve``)."""
+    parser.add_argument("--db", metavar="URL",
+                        help="the games' database: sqlite:///PATH or postgresql://USER@HOST/NAME "
+                             "(default: $CRIBCAM_DB, else ~/.local/share/cribcam/games.sqlite3)")
+
+
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "game", help="keep the score of a whole game",
@@ -32,9 +39,7 @@ def add_parser(subparsers) -> None:
                "ID deal 5S; cribcam game add ID play Bob:K Ann:5 ...; cribcam game add ID show "
                "5H 5C 5D JS --claim 28")
     database = argparse.ArgumentParser(add_help=False)
-    database.add_argument("--db", metavar="URL",
-                          help="database URL (default: $CRIBCAM_DB, else "
-                               "~/.local/share/cribcam/games.sqlite3)")
+    add_db_option(database)
     commands = parser.add_subparsers(dest="game_command", metavar="ACTION",
                                      parser_class=type(parser))
     commands.required = True

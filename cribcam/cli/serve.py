@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from cribcam.cli.decks import add_deck_option
+from cribcam.cli.game import add_db_option
 from cribcam.cli.main import UsageError
 
 # cribcam.web.server.DEFAULT_THREADS, not imported: every `cribcam` command would load Flask.
@@ -28,6 +29,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--model", type=Path, metavar="DIR",
                         help="folder with finder.onnx and classifier.onnx (default: the bundled models)")
     add_deck_option(parser)
+    add_db_option(parser)
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
                         help=f"request threads (default {DEFAULT_THREADS}; photos are read "
                              f"two at a time whatever this is)")
@@ -55,7 +57,9 @@ def run(args) -> int:
             find_deck(args.deck)
         except DeckError as exc:
             raise UsageError(str(exc)) from None
-    app = create_app({"MODEL_PATH": args.model, "DECK": args.deck})
+    if args.db:
+        _check_database(args.db)
+    app = create_app({"MODEL_PATH": args.model, "DECK": args.deck, "GAME_DB": args.db})
     slot = reader_slot(app)
     if args.model is not None and not slot.available:
         raise UsageError(f"the model {args.model} could not be loaded: {slot.error}")
@@ -93,6 +97,16 @@ def run(args) -> int:
             front.close()
         server.close()
     return 0
+
+
+def _check_database(url: str) -> None:
+    """Opens the games' database once, so that a bad ``--db`` stops the start, not a game."""
+    from cribcam.game.store import StoreError, connect
+
+    try:
+        connect(url).dispose()
+    except StoreError as exc:
+        raise UsageError(f"--db: {exc}") from None
 
 
 def _tls_front(host: str, port: int, backend_port: int):

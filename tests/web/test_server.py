@@ -175,3 +175,21 @@ def test_cribcam_serve_reads_photos_with_a_folder_of_models(reader_models):
         url = line.split()[2]
         status, _, body = request(url, path="/api/status")
         assert status == 200 and json.loads(body)["model"] is True
+
+
+def test_cribcam_serve_keeps_games_in_the_database_of_db(tmp_path):
+    database = tmp_path / "club" / "games.sqlite3"
+    with serving("--port", "0", "--db", f"sqlite:///{database}") as process:
+        url = process.stdout.readline().split()[2]
+        status, game = post_json(url, "/api/games", {"players": ["Ann", "Bob"]})
+        assert status == 201
+    from cribcam.game.store import GameStore
+
+    assert GameStore(f"sqlite:///{database}").game(game["id"]).setup.players == ("Ann", "Bob")
+
+
+def test_cribcam_serve_refuses_a_database_it_cannot_use():
+    process = serve("--port", "0", "--db", "not a url")
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 2
+    assert "--db:" in err and "is not a database URL" in err and "Traceback" not in err
