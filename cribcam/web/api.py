@@ -148,11 +148,18 @@ def uploaded_image(upload):
     return image
 
 
-def json_body(example: str = _EXAMPLE) -> dict:
-    """The JSON object this request sends, within ``MAX_JSON_BYTES``.
+def json_body(example: str = _EXAMPLE, optional: bool = False) -> dict:
+    """The JSON object this request sends, within ``MAX_JSON_BYTES``, whatever its
+    Content-Type (curl -d sends form-urlencoded unless told otherwise).
 
     Args:
         example: a body the endpoint takes, shown in the messages of a malformed one.
+        optional: no body at all is an empty object (for endpoints whose fields all have
+            defaults).
+
+    Raises:
+        BadRequest: the body is not a JSON object (400).
+        RequestEntityTooLarge: it is over ``MAX_JSON_BYTES`` (413).
     """
     limit = current_app.config["MAX_JSON_BYTES"]
     if request.content_length is not None and request.content_length > limit:
@@ -160,6 +167,8 @@ def json_body(example: str = _EXAMPLE) -> dict:
     data = request.get_data(cache=False)
     if len(data) > limit:
         return _too_large(limit)
+    if optional and not data:
+        return {}
     try:
         body = json.loads(data)
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError

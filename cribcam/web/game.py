@@ -9,10 +9,11 @@
     POST /api/games/ID/next           the next game of the match, once this one is over (201)
     GET  /api/games/ID/export         the setup, the log and the state as a JSON download
 
+Bodies are read as on /api/count (``api.json_body``): JSON whatever their Content-Type.
 Errors are ``{"error": "..."}``: 400 a malformed request or entry, 404 no such game, 409 an
-entry saved by someone else at the same moment, 422 an entry or setup the rules refuse (and
-cards that make no hand), 503 the game database cannot be used. A refused entry changes
-nothing. The games are kept in the database of ``GAME_DB`` in the app's config, else of
+entry saved by someone else at the same moment, 413 a body over ``MAX_JSON_BYTES``, 422 an
+entry or setup the rules refuse (and cards that make no hand), 503 the game database cannot
+be used. A refused entry changes nothing. The games are kept in the database of ``GAME_DB`` in the app's config, else of
 ``CRIBCAM_DB``, else in the user's data folder (``cribcam.game.store``).
 """
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import threading
 
-from flask import Blueprint, current_app, jsonify, render_template, request
+from flask import Blueprint, current_app, jsonify, render_template
 
 from cribcam.game import EntryError, GameError, Setup
 from cribcam.game.store import GameConflict, GameNotFound, GameStore, StoreError
@@ -36,6 +37,8 @@ for _handlers in api.bp.error_handler_spec[None].values():
 _STATUS = [(StoreError, 503), (GameNotFound, 404), (GameConflict, 409), (EntryError, 400),
            (GameError, 422)]
 _store_lock = threading.Lock()
+_SETUP_EXAMPLE = '{"players": ["Ann", "Bob"], "muggins": true}'
+_ENTRY_EXAMPLE = '{"type": "deal", "starter": "5D"}'
 
 
 @bp.errorhandler(GameError)
@@ -61,7 +64,7 @@ def page(game_id: str | None = None):
 
 @bp.post("/api/games")
 def create():
-    setup = setup_from_json(_body())
+    setup = setup_from_json(api.json_body(_SETUP_EXAMPLE))
     game_id = store().create(setup)
     return jsonify(store().state(game_id)), 201
 
@@ -73,13 +76,13 @@ def state(game_id: str):
 
 @bp.post("/api/games/<game_id>/entries")
 def add(game_id: str):
-    store().add(game_id, _body())
+    store().add(game_id, api.json_body(_ENTRY_EXAMPLE))
     return jsonify(store().state(game_id))
 
 
 @bp.post("/api/games/<game_id>/undo")
 def undo(game_id: str):
-    number = _body(optional=True).get("entry")
+    number = api.json_body('{"entry": 2}', optional=True).get("entry")
     if number is not None and (isinstance(number, bool) or not isinstance(number, int)):
         raise EntryError('"entry" must be the number of an entry of the log (1 for the first)')
     store().undo(game_id, number)
@@ -119,17 +122,3 @@ def setup_from_json(body: dict) -> Setup:
 
 
 _KINDS = {str: "a string", int: "a whole number", bool: "true or false"}
-
-
-def _body(optional: bool = False) -> dict:
-    """The request's JSON object; with ``optional``, no body at all is an empty one."""
-    limit = current_app.config["MAX_JSON_BYTES"]
-    if request.content_length is not None and request.content_length > limit:
-        raise api.BadRequest(f"the JSON body is over {limit // 1024} KB")
-    if optional and not request.get_data(cache=True):
-        return {}
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict):
-        raise api.BadRequest('the body must be a JSON object, like {"type": "deal", '
-                             '"starter": "5D"}')
-    return body

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 DEAL = {"type": "deal", "starter": "5S"}
@@ -105,7 +107,7 @@ def test_not_json_and_no_such_game(client):
     game_id = new_game(client)
     response = client.post(f"/api/games/{game_id}/entries", data="deal",
                            content_type="application/json")
-    assert response.status_code == 400 and "JSON object" in response.get_json()["error"]
+    assert response.status_code == 400 and "not valid JSON" in response.get_json()["error"]
     for response in (client.get("/api/games/nope"), client.post("/api/games/nope/undo"),
                      client.post("/api/games/nope/entries", json=DEAL)):
         assert response.status_code == 404
@@ -113,6 +115,22 @@ def test_not_json_and_no_such_game(client):
     response = client.post(f"/api/games/{game_id}/undo")
     assert response.status_code == 422
     assert response.get_json() == {"error": "nothing to undo: the game has no entries"}
+
+
+def test_bodies_are_read_as_on_api_count(client):
+    """JSON whatever the Content-Type (as curl -d sends it), and 413 over the 64 KB limit."""
+    response = client.post("/api/games", data=json.dumps({"players": ["Ann", "Bob"]}),
+                           content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 201, response.get_json()
+    game_id = response.get_json()["id"]
+    response = client.post(f"/api/games/{game_id}/entries", data=json.dumps(DEAL),
+                           content_type="text/plain")
+    assert response.status_code == 200 and response.get_json()["deal"]["starter"] == "5S"
+    for address in ("/api/games", f"/api/games/{game_id}/entries", f"/api/games/{game_id}/undo"):
+        response = client.post(address, json={**DEAL, "pad": "x" * 70_000})
+        assert response.status_code == 413, address
+        assert response.get_json() == {"error": "the JSON body is over 64 KB"}
+    assert len(client.get(f"/api/games/{game_id}").get_json()["log"]) == 1
 
 
 @pytest.mark.parametrize("setup, status, message", [
