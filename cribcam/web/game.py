@@ -10,10 +10,11 @@
     GET  /api/games/ID/export         the setup, the log and the state as a JSON download
 
 Bodies are read as on /api/count (``api.json_body``): JSON whatever their Content-Type.
-Errors are ``{"error": "..."}``: 400 a malformed request or entry, 404 no such game, 409 an
-entry saved by someone else at the same moment, 413 a body over ``MAX_JSON_BYTES``, 422 an
-entry or setup the rules refuse (and cards that make no hand), 503 the game database cannot
-be used. A refused entry changes nothing. The games are kept in the database of ``GAME_DB`` in the app's config, else of
+Errors are ``{"error": "..."}``: 400 a malformed request or entry (also an unknown variant,
+as on the rest of the API), 404 no such game, 409 an entry saved by someone else at the same
+moment, 413 a body over ``MAX_JSON_BYTES``, 422 an entry or setup the rules refuse (and
+cards that make no hand), 503 the game database cannot be used. A refused entry changes
+nothing. The games are kept in the database of ``GAME_DB`` in the app's config, else of
 ``CRIBCAM_DB``, else in the user's data folder (``cribcam.game.store``).
 """
 
@@ -102,11 +103,16 @@ def export(game_id: str):
 
 
 def setup_from_json(body: dict) -> Setup:
-    """A ``Setup`` from the JSON of ``POST /api/games``; EntryError for a malformed field."""
+    """A ``Setup`` from the JSON of ``POST /api/games``.
+
+    Raises:
+        EntryError, api.BadRequest (the variant): a malformed field (400).
+        GameError: a setup the rules refuse (422).
+    """
     players = body.get("players", 2)
-    options = {}
-    for name, kind in [("variant", str), ("target", int), ("muggins", bool), ("skunk", bool),
-                       ("first_dealer", str)]:
+    # The variant as on every other endpoint: one that is not a variant is malformed (400).
+    options = {"variant": api.variant_field(body.get("variant"))}
+    for name, kind in [("target", int), ("muggins", bool), ("skunk", bool), ("first_dealer", str)]:
         value = body.get(name)
         if value is None:
             continue

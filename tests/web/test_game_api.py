@@ -139,6 +139,8 @@ def test_bodies_are_read_as_on_api_count(client):
     ({"players": "Ann Bob"}, 400, '"players" must be a number of players or a list'),
     ({"target": "121"}, 400, '"target" must be a whole number'),
     ({"muggins": "yes"}, 400, '"muggins" must be true or false'),
+    ({"variant": "seven-card"}, 400, '"variant" must be one of six-card, five-card'),
+    ({"variant": "five-card", "players": 3}, 422, "five-card cribbage is a game for two"),
     ({"target": 61, "skunk": True}, 422, "the skunk variation is played to 121"),
 ])
 def test_bad_setups(client, setup, status, message):
