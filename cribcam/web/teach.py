@@ -6,6 +6,9 @@ page, then ``POST /api/teach/train`` teaches the deck in a thread of the server 
 ``GET /api/teach/status`` reports its progress. ``GET /api/decks`` lists the taught decks
 for the deck choice of the photo page. Photos stay in this server's memory while the page is
 open, and in the deck's own folder once taught; nothing leaves the machine.
+
+Errors are answered as on the rest of the API; a session or photo id this server does not
+hold (never opened, dropped to make room, or removed) is 404, as an unknown game.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from flask import Blueprint, current_app, jsonify, request
+from werkzeug.exceptions import NotFound
 
 from cribcam.scoring.cards import SUITS
 from cribcam.vision.decks import LAYOUT, DeckError, check_name, deck_folder, list_decks
@@ -87,13 +91,22 @@ class Teachings:
         self.lock = threading.Lock()
         self.running: Job | None = None
 
-    def session(self, session_id: str | None, create: bool = False) -> tuple[str, Session]:
+    def session(self, session_id, create: bool = False) -> tuple[str, Session]:
+        """The session ``session_id`` and its id; with ``create``, a new one when there is none.
+
+        Raises:
+            api.BadRequest: without ``create``, no id given, or one that is no string (400).
+            NotFound: without ``create``, no session of that id: never opened, or dropped to
+                make room (404, as an unknown game).
+        """
+        if not create and (not isinstance(session_id, str) or not session_id):
+            raise api.BadRequest('"session" is required: the id the answer to the first photo gave')
         with self.lock:
-            if session_id in self.sessions:
+            if isinstance(session_id, str) and session_id in self.sessions:
                 self.sessions.move_to_end(session_id)
                 return session_id, self.sessions[session_id]
             if not create:
-                raise api.BadRequest("no such teaching session: upload the photos again")
+                raise NotFound("no such teaching session: upload the photos again")
             while len(self.sessions) >= MAX_SESSIONS:
                 self.sessions.popitem(last=False)
             session_id = secrets.token_urlsafe(12)
@@ -174,7 +187,7 @@ def _unique_name(filename: str | None, session: Session) -> str:
 def remove_photo(photo_id: str):
     _, session = _teachings().session(request.args.get("session"))
     if session.photos.pop(photo_id, None) is None:
-        raise api.BadRequest("no such photo in this session")
+        raise NotFound("no such photo in this session")
     return jsonify(removed=photo_id)
 
 
@@ -183,8 +196,9 @@ def train():
     """Teaches the deck: ``{"session", "name", "names": {photo id: [name or null per card]}}``.
 
     Answers 202 and teaches in a thread; ``GET /api/teach/status`` follows it. Errors: 400
-    (a bad name or body), 409 (the name is taken, or another deck is being taught), 422 (a
-    name that is no card, or none at all), 503 (no training tools or no model).
+    (a bad name or body, no session id), 404 (no such session), 409 (the name is taken, or
+    another deck is being taught), 413 (a body over ``MAX_JSON_BYTES``), 422 (a name that is
+    no card, or none at all), 503 (no training tools or no model).
     """
     from cribcam.training import teach
 

@@ -8,7 +8,7 @@ import cv2
 import pytest
 
 from cribcam.vision.decks import DATA_ENV, list_decks
-from cribcam.web import create_app, reader_slot
+from cribcam.web import create_app, reader_slot, teach
 
 from test_e2e import DESKTOP, Page, browser, expect  # noqa: F401 (browser is a fixture)
 from webtools import DATA
@@ -111,7 +111,25 @@ def test_the_teach_api_says_what_is_wrong(teaching_server, layout_photos):
     assert train(name="ok", names={photo["id"]: ["ZZ"] * len(photo["cards"])}).status_code == 422
     assert train(name="ok", names={photo["id"]: [None] * len(photo["cards"])}).status_code == 422
     assert train(name="ok", names={photo["id"]: ["AC"]}).status_code == 400
-    assert client.get("/api/teach/status?session=nope").status_code == 400
+    assert client.delete(f"/api/teach/photos/nope?session={session}").status_code == 404
+    assert client.get("/api/teach/status?session=nope").status_code == 404
+
+
+def test_a_session_or_photo_the_server_does_not_hold_is_a_404(app, client):
+    train = {"name": "kitchen", "names": {}}
+    for response in (client.get("/api/teach/status?session=nope"),
+                     client.delete("/api/teach/photos/p1?session=nope"),
+                     client.post("/api/teach/train", json={"session": "nope", **train})):
+        assert response.status_code == 404
+        assert response.get_json() == {"error": "no such teaching session: upload the photos again"}
+    with app.app_context():  # the API opens one with a first photo, which takes a model: opened here
+        session, _ = teach._teachings().session(None, create=True)
+    response = client.delete(f"/api/teach/photos/p1?session={session}")
+    assert response.status_code == 404 and response.get_json() == {"error": "no such photo in this session"}
+    # No id at all, or one that is no string, is a malformed request, not an unknown session.
+    for response in (client.get("/api/teach/status"), client.delete("/api/teach/photos/p1"),
+                     client.post("/api/teach/train", json={"session": ["nope"], **train})):
+        assert response.status_code == 400 and '"session" is required' in response.get_json()["error"]
 
 
 def test_decks_are_listed_and_one_not_taught_is_a_404(stub_client, tmp_path, monkeypatch, photo_bytes):
