@@ -15,9 +15,9 @@ import logging
 from pathlib import Path
 
 from flask import Flask, Request, current_app, has_request_context, jsonify, make_response, request
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import BadRequest, HTTPException
 
-from cribcam.vision.decks import TEACH_MINUTES, DeckError
+from cribcam.vision.decks import TEACH_MINUTES, DeckError, check_name
 from cribcam.web.images import DEFAULT_MAX_PIXELS, DEFAULT_MAX_SIDE
 from cribcam.web.pages import error_page
 from cribcam.web.reader_slot import ModelUnavailable, ReaderSlot
@@ -73,7 +73,7 @@ def create_app(config: dict | None = None, reader=None) -> Flask:
     app.json.ensure_ascii = False
 
     slot = ReaderSlot(reader, app.config["MODEL_PATH"], app.config["MODEL_THREADS"],
-                      app.config["CONCURRENT_READS"], deck_choice=chosen_deck)
+                      app.config["CONCURRENT_READS"], deck_choice=deck_to_read_with)
     app.extensions["cribcam.reader"] = slot
     if reader is None and app.config["LOAD_MODEL_AT_START"]:
         try:
@@ -101,13 +101,33 @@ def reader_slot(app: Flask) -> ReaderSlot:
 
 def chosen_deck() -> str | None:
     """The taught deck this request reads photos with: its field ``deck``, else the deck the
-    browser chose (a cookie), else the server's (``DECK``); None for the bundled classifier."""
+    browser chose (a cookie), else the server's (``DECK``); None for the bundled classifier.
+
+    As named, unchecked: ``GET /api/decks`` reports it so that the photo page can see a
+    choice of a deck removed since, and go back to the bundled model."""
     if not has_request_context():
         return None
     for choice in (request.values.get("deck"), request.cookies.get(DECK_COOKIE)):
         if choice is not None:
             return choice or None
     return current_app.config["DECK"]
+
+
+def deck_to_read_with() -> str | None:
+    """``chosen_deck()``, once it is a name a deck can have; whether such a deck is taught is
+    the reader slot's to find (``DeckError``: 404).
+
+    Raises:
+        BadRequest: a name no deck can have (path characters, spaces...): a malformed
+            request (400), where a well-formed name of a deck not taught is 404.
+    """
+    deck = chosen_deck()
+    if deck:
+        try:
+            check_name(deck)
+        except DeckError as exc:
+            raise BadRequest(str(exc)) from None
+    return deck
 
 
 _MESSAGES = {

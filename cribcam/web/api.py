@@ -1,8 +1,9 @@
 """The JSON API: ``POST /api/count``, ``POST /api/read`` and ``GET /api/status``.
 
 Answers are the JSON of ``cribcam count --json`` and ``cribcam read --json``; errors are
-``{"error": "..."}`` with 400 (malformed request), 413 (too large), 415 (not an image),
-422 (cards that make no valid hand) or 503 (no card-reading model).
+``{"error": "..."}`` with 400 (malformed request, also a deck name no deck can have), 404 (a
+taught deck chosen that is not there), 413 (too large), 415 (not an image), 422 (cards that
+make no valid hand) or 503 (no card-reading model).
 """
 
 from __future__ import annotations

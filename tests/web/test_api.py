@@ -16,6 +16,7 @@ import pytest
 
 from cribcam.scoring import score_hand
 from cribcam.scoring.report import count_report
+from cribcam.vision.decks import DATA_ENV
 from cribcam.vision.models import MODELS_DIR, ModelMissingError, model_files
 from cribcam.vision.reading import Reading
 from cribcam.vision.report import reading_report
@@ -245,6 +246,20 @@ def test_bad_read_options_are_answered(stub_client, photo_bytes, fields, status,
     response = upload(stub_client, photo_bytes, **fields)
     assert response.status_code == status
     assert words in response.json["error"]
+
+
+def test_a_deck_name_no_deck_can_have_is_400_and_a_deck_not_taught_404(stub_client, photo_bytes,
+                                                                       tmp_path, monkeypatch):
+    monkeypatch.setenv(DATA_ENV, str(tmp_path))  # no decks taught here
+    for deck in ("../models", "kitchen deck", "."):
+        response = upload(stub_client, photo_bytes, deck=deck)
+        assert response.status_code == 400, deck
+        assert "cannot name a deck" in response.json["error"]
+    stub_client.set_cookie("cribcam-deck", "../models")
+    assert upload(stub_client, photo_bytes).status_code == 400
+    response = upload(stub_client, photo_bytes, deck="kitchen")
+    assert response.status_code == 404
+    assert response.json["error"].startswith("no taught deck named 'kitchen'")
 
 
 def tiny_png() -> bytes:

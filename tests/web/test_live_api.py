@@ -165,6 +165,13 @@ def test_a_deck_not_taught_answers_404_and_opens_no_session(reader, tmp_path, mo
     assert len(app.extensions["cribcam.live"]) == 0
 
 
+def test_a_deck_name_no_deck_can_have_answers_400_and_opens_no_session(reader):
+    app = create_app({"TESTING": True}, reader=reader)
+    response = post_frame(app.test_client(), deck="../models")
+    assert response.status_code == 400 and "cannot name a deck" in response.json["error"]
+    assert len(app.extensions["cribcam.live"]) == 0
+
+
 def test_a_second_frame_while_the_first_is_read_is_refused_not_queued():
     entered, release = threading.Event(), threading.Event()
 
