@@ -142,6 +142,10 @@ def test_decks_are_listed_and_one_not_taught_is_a_404(stub_client, tmp_path, mon
         "decks": [{"name": "kitchen", "cards": 0, "taught": None}], "chosen": None}
     stub_client.set_cookie("cribcam-deck", "kitchen")
     assert stub_client.get("/api/decks").get_json()["chosen"] == "kitchen"
+    # A deck removed since is reported as chosen all the same: the photo page, seeing it is
+    # not among the decks, sets the cookie back to the bundled model (app.js offerDecks).
+    stub_client.set_cookie("cribcam-deck", "gone")
+    assert stub_client.get("/api/decks").get_json()["chosen"] == "gone"
     read = stub_client.post("/api/read", data={"image": (io.BytesIO(photo_bytes), "hand.jpg"), "deck": "gone"})
     assert read.status_code == 404 and read.get_json() == {
         "error": "no taught deck named 'gone'; taught decks: kitchen"}
