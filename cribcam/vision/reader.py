@@ -79,13 +79,16 @@ class CardReader:
         probabilities = self.classifier(image, found.xyxy)
         return Detections(found.xyxy, probabilities[:, :-1]), found.scores[:, 0], probabilities[:, -1]
 
-    def read(self, image: np.ndarray | None, expected: int | None = None) -> Reading:
+    def read(self, image: np.ndarray | None, expected: int | None = None, starter: bool = True) -> Reading:
         """Reads a BGR image.
 
         Args:
             image: a BGR (or grayscale) uint8 image, as ``cv2.imread`` gives; None or empty
                 gives a reading with a problem, not an exception.
-            expected: how many cards should be in view (hand plus starter), when known.
+            expected: how many cards should be in view (hand plus starter), when known; for
+                cards dealt (``starter=False``), how many at most.
+            starter: whether a starter is in view (False: the cards dealt to a player, which
+                the discard advisor reads; fewer than ``expected`` is then a smaller deal).
         """
         if image is None or not isinstance(image, np.ndarray) or image.size == 0:
             return Reading(problems=("the image could not be read: send a JPEG or PNG photo",))
@@ -100,9 +103,9 @@ class CardReader:
         weak = found[(found.confidence < self.conf) & (index_score >= UNREADABLE_FINDER)
                      & (no_index < UNREADABLE_NONE)]
         problems += _unreadable(weak, cards, width, height)
-        starter = find_starter(cards)
-        problems += _count_problems(cards, expected, starter)
-        return Reading(tuple(cards), starter, tuple(dict.fromkeys(problems)), width, height,
+        guess = find_starter(cards) if starter else None
+        problems += _count_problems(cards, expected, guess, starter)
+        return Reading(tuple(cards), guess, tuple(dict.fromkeys(problems)), width, height,
                        tuple(tuple(map(float, b)) for b in weak.xyxy))
 
 
@@ -143,11 +146,12 @@ def _unreadable(weak, cards: list[SeenCard], width: int, height: int) -> list[st
     return problems
 
 
-def _count_problems(cards: list[SeenCard], expected: int | None, starter: str | None) -> list[str]:
+def _count_problems(cards: list[SeenCard], expected: int | None, starter: str | None,
+                    with_starter: bool = True) -> list[str]:
     if not cards:
         return ["no cards found: lay the cards face up with their corners in view"]
     problems = []
-    if expected is not None and len(cards) < expected:
+    if expected is not None and len(cards) < expected and with_starter:
         missing = expected - len(cards)
         problems.append(f"{len(cards)} cards read but {expected} expected: "
                         f"{missing} {'is' if missing == 1 else 'are'} missing or hidden; "
@@ -155,7 +159,7 @@ def _count_problems(cards: list[SeenCard], expected: int | None, starter: str | 
     elif expected is not None and len(cards) > expected:
         problems.append(f"{len(cards)} cards read but {expected} expected: "
                         f"take away the extra cards or fix the misread ones")
-    if starter is None and len(cards) >= 3:
+    if with_starter and starter is None and len(cards) >= 3:
         problems.append("could not tell which card is the starter: set it a little apart, "
                         "or name it")
     return problems

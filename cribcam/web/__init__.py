@@ -60,7 +60,7 @@ def create_app(config: dict | None = None, reader=None) -> Flask:
 
     Args:
         config: settings over ``DEFAULTS`` (and Flask's own, e.g. ``TESTING``).
-        reader: a ready card reader (anything with ``read(image, expected=...)``); by default
+        reader: a ready card reader (anything with ``read(image, expected=..., starter=...)``); by default
             a ``CardReader`` on ``MODEL_PATH``, loaded once. With no model the app still
             serves the page and ``/api/count``; ``/api/read`` answers 503.
     """

@@ -89,9 +89,11 @@ def read():
     """Reads a photo (multipart field ``image``) and counts it, as ``cribcam read --json``.
 
     Optional form fields: ``starter``, ``crib``, ``claim``, ``variant`` as for /api/count,
-    and ``annotate`` (true: add ``"annotated"``, a JPEG data URL of the photo with the
-    cards drawn on it).
+    ``annotate`` (true: add ``"annotated"``, a JPEG data URL of the photo with the cards
+    drawn on it), and ``deal`` (true: the photo shows the cards dealt to a player, for the
+    discard advisor: they are read, with no starter and no count).
     """
+    from cribcam.scoring.discard import DEALT
     from cribcam.vision.annotate import draw_reading
     from cribcam.vision.report import expected_cards, reading_report
     from cribcam.web import reader_slot
@@ -102,17 +104,22 @@ def read():
         starter = parse_card(starter).code  # CardError: 422
     crib = flag_field(form.get("crib"), "crib")
     annotate = flag_field(form.get("annotate"), "annotate")
+    deal = flag_field(form.get("deal"), "deal")
     variant = variant_field(form.get("variant") or None)
     claim = _claim(_form_int(form.get("claim"), "claim"))
 
     image = uploaded_image(upload)
     slot = reader_slot(current_app)
-    expected = expected_cards(variant, crib)
-    reading = slot.read(image, expected=expected)  # ModelUnavailable: 503
-    # A starter named by the player may lie outside the photo: then only the hand is in view.
-    if starter and starter not in reading.codes:
-        reading = slot.read(image, expected=expected - 1)
-    report = reading_report(reading, starter, crib, claim, variant)
+    if deal:  # a deal has no starter, and a pair in it is two cards, not one card's two corners
+        reading = slot.read(image, expected=max(DEALT[variant]), starter=False)
+        report = {**reading.as_dict(), "count": None}
+    else:
+        expected = expected_cards(variant, crib)
+        reading = slot.read(image, expected=expected)  # ModelUnavailable: 503
+        # A starter named by the player may lie outside the photo: then only the hand is in view.
+        if starter and starter not in reading.codes:
+            reading = slot.read(image, expected=expected - 1)
+        report = reading_report(reading, starter, crib, claim, variant)
     if annotate:
         report["annotated"] = data_url(draw_reading(image, reading))
     return jsonify(report)

@@ -30,7 +30,7 @@ class ReaderSlot:
     the others free to answer typed counts.
 
     Args:
-        reader: a ready reader (anything with ``read(image, expected=...)``), or None.
+        reader: a ready reader (anything with ``read(image, expected=..., starter=...)``), or None.
         model_path: the folder of the reader's two ONNX models; None for the bundled ones.
         threads: onnxruntime threads per inference (0: onnxruntime decides).
         concurrent_reads: photos read at once.
@@ -65,11 +65,12 @@ class ReaderSlot:
         deck = self.deck_choice()
         return self.get() if not deck else self.deck_reader(deck)
 
-    def read(self, image, expected: int | None = None):
-        """Reads with the deck chosen for this request, at most ``concurrent_reads`` at a time."""
+    def read(self, image, expected: int | None = None, starter: bool = True):
+        """Reads with the deck chosen for this request, at most ``concurrent_reads`` at a time
+        (``CardReader.read``'s arguments)."""
         reader = self.chosen()
         with self._reads:
-            return reader.read(image, expected=expected)
+            return reader.read(image, expected=expected, starter=starter)
 
     def deck_reader(self, name: str):
         """A reader with the classifier of the taught deck ``name``, loaded once (again when

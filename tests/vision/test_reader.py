@@ -72,3 +72,15 @@ def test_a_folder_missing_one_model_names_it(tmp_path, reader_models):
     (tmp_path / "finder.onnx").write_bytes((reader_models / "finder.onnx").read_bytes())
     with pytest.raises(ModelMissingError, match=r"\(classifier.onnx missing\)"):
         CardReader(tmp_path)
+
+
+def test_a_deal_has_no_starter_and_fewer_cards_is_no_problem(reader):
+    from pathlib import Path
+
+    photo = cv2.imread(str(Path(__file__).parents[1] / "data" / "photos" / "webcam-5-cards.jpg"))
+    deal = reader.read(photo, expected=6, starter=False)
+    assert deal.starter is None
+    assert not any("starter" in p or "expected" in p for p in deal.problems), deal.problems
+    # The same photo as a hand with its starter: one card short, and a starter to tell.
+    hand = reader.read(photo, expected=len(deal.cards) + 1)
+    assert any(f"{len(hand.cards)} cards read but {len(deal.cards) + 1} expected" in p for p in hand.problems)

@@ -368,7 +368,7 @@ def test_huge_photo_is_scaled_down_before_reading(stub_client, stub_reader):
 
 def test_a_reader_bug_is_a_json_500_not_a_crash(photo_bytes, caplog):
     class Broken:
-        def read(self, image, expected=None):
+        def read(self, image, expected=None, starter=True):
             raise RuntimeError("boom")
 
     client = create_app({"TESTING": True}, reader=Broken()).test_client()
@@ -534,7 +534,7 @@ def test_photos_are_read_at_most_concurrent_reads_at_a_time():
     busy, peak, lock = [0], [0], threading.Lock()
 
     class Counting:
-        def read(self, image, expected=None):
+        def read(self, image, expected=None, starter=True):
             with lock:
                 busy[0] += 1
                 peak[0] = max(peak[0], busy[0])
@@ -559,3 +559,16 @@ def test_serve_default_threads_match_the_server_default():
 
     assert serve.DEFAULT_THREADS == server.DEFAULT_THREADS
     assert server.DEFAULT_THREADS > create_app({"TESTING": True}).config["CONCURRENT_READS"]
+
+
+@pytest.mark.parametrize("variant,most", [("six-card", 6), ("five-card", 5)])
+def test_a_photo_of_a_deal_is_read_with_no_starter_and_no_count(stub_reader, stub_client, photo_bytes,
+                                                                 variant, most):
+    stub_reader.cards = ["5H", "5C", "6D", "JD", "QS", "KS"][:most]
+    response = upload(stub_client, photo_bytes, deal="true", variant=variant)
+    assert response.status_code == 200
+    assert [c["card"] for c in response.json["cards"]] == stub_reader.cards
+    assert response.json["starter"] is None and response.json["count"] is None
+    # At most a deal's cards: a pair of fives stays two cards, never one card's two corners.
+    assert stub_reader.calls[-1][1] == most and stub_reader.starters[-1] is False
+    assert upload(stub_client, photo_bytes, deal="maybe").status_code == 400

@@ -176,7 +176,7 @@ def test_a_second_frame_while_the_first_is_read_is_refused_not_queued():
     entered, release = threading.Event(), threading.Event()
 
     class SlowReader(StubReader):
-        def read(self, image, expected=None):
+        def read(self, image, expected=None, starter=True):
             if len(self.calls) == 1:  # the second frame waits inside the reader
                 entered.set()
                 release.wait(10)

@@ -73,7 +73,7 @@ class CountingReader(StubReader):
         with self.lock:
             self.cards, self.starter = list(cards), (cards[-1] if cards else None)
 
-    def read(self, image, expected=None):
+    def read(self, image, expected=None, starter=True):
         with self.lock:
             self.in_flight += 1
             self.most_at_once = max(self.most_at_once, self.in_flight)

@@ -31,11 +31,13 @@ class StubReader:
     def __init__(self, cards=("AS", "QH", "KC", "AC", "QS"), starter=None, problems=()):
         self.cards, self.starter, self.problems = list(cards), starter, tuple(problems)
         self.calls: list[tuple[tuple[int, ...], int | None]] = []
+        self.starters: list[bool] = []  # each call's ``starter`` argument
         self.lock = threading.Lock()
 
-    def read(self, image, expected=None) -> Reading:
+    def read(self, image, expected=None, starter=True) -> Reading:
         with self.lock:
             self.calls.append((image.shape, expected))
+            self.starters.append(starter)
         height, width = image.shape[:2]
         step = width / (len(self.cards) + 1)
         seen = tuple(

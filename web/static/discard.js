@@ -191,13 +191,14 @@ async function readPhoto(file) {
   setPhotoStatus("Reading the cards…");
   const form = new FormData();
   form.append("image", file, file.name || "photo.jpg");
+  form.append("deal", "true"); // every card in view is a card dealt: no starter, pairs kept apart
+  form.append("variant", deal.variant);
   const { ok, data } = await send("/api/read", { method: "POST", body: form });
   if (seq !== photoSeq) return;
   if (!ok) {
     setPhotoStatus(data.error, true);
     return;
   }
-  // /api/read reads a hand with its starter; here every card in view is a card dealt.
   deal.cards = data.cards.map((c) => c.card);
   const read = `${plural(deal.cards.length, "card")} read: check them, and tap one to take it back.`;
   setPhotoStatus([read, ...data.problems.map(capitalise)].join(" "));
