@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
-from cribcam.scoring import rules
-from cribcam.scoring.discard import Advice, advise
+from cribcam.cli.decks import add_deck_option
+from cribcam.cli.main import UsageError
+from cribcam.scoring import CardError, rules
+from cribcam.scoring.discard import DEALT, Advice, advise
 
 
 def add_parser(subparsers) -> None:
@@ -14,10 +18,16 @@ def add_parser(subparsers) -> None:
         description="Rank every way to lay away the cards dealt by the points it expects: the "
                     "kept hand over every starter, and the crib with the opponent's discards "
                     "drawn from the cards not seen.",
-        epilog="example: cribcam discard 5H 5C 6D JD QS KS --pone")
-    parser.add_argument("cards", nargs="+", metavar="CARD",
+        epilog="examples: cribcam discard 5H 5C 6D JD QS KS --pone; cribcam discard --photo deal.jpg")
+    parser.add_argument("cards", nargs="*", metavar="CARD",
                         help="the cards dealt: 6 (5 with three or four players; 5 in five-card "
                              "cribbage)")
+    parser.add_argument("--photo", type=Path, metavar="FILE",
+                        help="read the cards dealt from a photo of them instead")
+    parser.add_argument("--model", type=Path, metavar="DIR",
+                        help="with --photo: folder with finder.onnx and classifier.onnx (default: the "
+                             "bundled models)")
+    add_deck_option(parser)
     whose = parser.add_mutually_exclusive_group()
     whose.add_argument("--dealer", dest="dealer", action="store_true", default=True,
                        help="you deal: the crib's points count for you (the default)")
@@ -30,9 +40,34 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    advice = advise(args.cards, dealer=args.dealer, variant=args.variant)
+    if args.cards and args.photo:
+        raise UsageError("name the cards dealt or give --photo, not both")
+    if not args.cards and not args.photo:
+        raise UsageError("name the cards dealt (cribcam discard 5H 5C 6D JD QS KS) or give --photo FILE")
+    if args.cards:
+        advice = advise(args.cards, dealer=args.dealer, variant=args.variant)
+    else:
+        cards = read_deal(args.photo, args.variant, args.model, args.deck)
+        try:
+            advice = advise(cards, dealer=args.dealer, variant=args.variant)
+        except CardError as exc:
+            raise UsageError(f"read {' '.join(cards)} in {args.photo.name}: {exc}") from None
     print(json.dumps(advice.as_dict()) if args.json else format_advice(advice))
     return 0
+
+
+def read_deal(photo: Path, variant: str, model: Path | None, deck: str | None) -> list[str]:
+    """The cards dealt, read from a photo; what the reader noticed goes to standard error."""
+    from cribcam.cli.model import open_reader, read_photo
+
+    image = read_photo(photo)
+    # At most a deal's cards, no starter: a pair is two cards, not one card's two corners.
+    reading = open_reader(model, deck).read(image, expected=max(DEALT[variant]), starter=False)
+    for problem in reading.problems:
+        print(f"cribcam discard: {photo.name}: {problem}", file=sys.stderr)
+    if not reading.cards:
+        raise UsageError(f"no cards read in {photo}")
+    return list(reading.codes)
 
 
 def format_advice(advice: Advice) -> str:

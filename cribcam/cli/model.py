@@ -1,4 +1,4 @@
-"""The card-reading model, opened the same way by every command that reads photos."""
+"""The card-reading model and the photos, opened the same way by every command that reads photos."""
 
 from __future__ import annotations
 
@@ -29,3 +29,19 @@ def open_reader(model: Path | None, deck: str | None = None):
     except Exception as exc:  # a damaged or incompatible .onnx file
         raise UsageError(f"the model {model or 'bundled with cribcam'} could not be loaded: "
                          f"{type(exc).__name__}: {exc}") from None
+
+
+def read_photo(path: Path):
+    """The photo at ``path`` as a BGR image.
+
+    Raises:
+        UsageError: no such file, or not an image OpenCV can read.
+    """
+    import cv2  # here, not at the top: every `cribcam` command imports this module
+
+    if not path.is_file():
+        raise UsageError(f"no such file: {path}")
+    image = cv2.imread(str(path))
+    if image is None:
+        raise UsageError(f"{path} is not an image OpenCV can read (JPEG, PNG, BMP, TIFF, WebP)")
+    return image

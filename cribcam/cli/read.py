@@ -8,7 +8,7 @@ from pathlib import Path
 from cribcam.cli.count import add_count_options, format_report
 from cribcam.cli.decks import add_deck_option
 from cribcam.cli.main import UsageError
-from cribcam.cli.model import open_reader
+from cribcam.cli.model import open_reader, read_photo
 
 
 def add_parser(subparsers) -> None:
@@ -33,11 +33,7 @@ def run(args) -> int:
     from cribcam.vision.annotate import draw_reading
     from cribcam.vision.report import expected_cards, reading_report
 
-    if not args.photo.is_file():
-        raise UsageError(f"no such file: {args.photo}")
-    image = cv2.imread(str(args.photo))
-    if image is None:
-        raise UsageError(f"{args.photo} is not an image OpenCV can read (JPEG, PNG, BMP, TIFF, WebP)")
+    image = read_photo(args.photo)
     if args.annotate and args.annotate.suffix.lower() not in (".png", ".jpg", ".jpeg"):
         raise UsageError(f"--annotate needs a .png or .jpg name, not {args.annotate.name}")
     reader = open_reader(args.model, args.deck)

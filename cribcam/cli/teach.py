@@ -96,9 +96,7 @@ def run(args) -> int:
 
 def _named_photos(args) -> list:
     """The photos read, their cards found and named as the options say."""
-    import cv2
-
-    from cribcam.cli.model import open_reader
+    from cribcam.cli.model import open_reader, read_photo
     from cribcam.training import teach
     from cribcam.vision.evaluate import load_labels
 
@@ -125,9 +123,7 @@ def _named_photos(args) -> list:
     reader = open_reader(args.model)
     photos = []
     for k, path in enumerate(args.photos):
-        image = cv2.imread(str(path))
-        if image is None:
-            raise UsageError(f"{path} is not an image OpenCV can read (JPEG, PNG, BMP, TIFF, WebP)")
+        image = read_photo(path)
         photo = teach.LayoutPhoto(path.name, image)
         try:
             if labels is not None:

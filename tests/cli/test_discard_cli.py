@@ -3,10 +3,13 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from cribcam.scoring.discard import advise
+
+DATA = Path(__file__).parents[1] / "data" / "photos"
 
 
 def cribcam(*args: str) -> subprocess.CompletedProcess:
@@ -76,3 +79,28 @@ def test_bad_deals_exit_2_with_one_line_or_json(args, message):
     as_json = cribcam("discard", *args, "--json")
     assert as_json.returncode == 2
     assert message in json.loads(as_json.stdout)["error"]
+
+
+def test_a_deal_is_read_from_a_photo_and_advised(reader_models):
+    import cv2
+
+    from cribcam.vision import CardReader
+
+    photo = DATA / "webcam-5-cards.jpg"
+    read = CardReader(reader_models).read(cv2.imread(str(photo)), expected=6, starter=False).codes
+    result = cribcam("discard", "--photo", str(photo), "--model", str(reader_models), "--json")
+    if len(read) in (5, 6):
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout) == json.loads(json.dumps(advise(read, dealer=True).as_dict()))
+    else:  # a model that reads too few cards for a deal says so, naming what it read
+        assert result.returncode == 2 and f"read {' '.join(read)} in {photo.name}" in json.loads(result.stdout)["error"]
+
+
+@pytest.mark.parametrize("args,words", [
+    ([], "name the cards dealt (cribcam discard 5H 5C 6D JD QS KS) or give --photo FILE"),
+    (["5H", "--photo", "deal.jpg"], "name the cards dealt or give --photo, not both"),
+    (["--photo", "no-such-deal.jpg"], "no such file: no-such-deal.jpg"),
+])
+def test_discard_without_cards_or_photo_says_what_to_give(args, words):
+    result = cribcam("discard", *args)
+    assert result.returncode == 2 and words in result.stderr and "Traceback" not in result.stderr
