@@ -91,8 +91,25 @@ def create_app(config: dict | None = None, reader=None) -> Flask:
     app.register_blueprint(teach.bp)
     live.init_app(app)
     _register_error_handlers(app)
+    app.before_request(_refuse_cross_site_writes)
     app.after_request(_security_headers)
     return app
+
+
+def _refuse_cross_site_writes():
+    """403 for a POST that a page of another site makes the browser send.
+
+    The API takes JSON with any Content-Type and photos as forms, which pages of any site may
+    send without asking; games and taught decks must not change that way. Browsers name the
+    page's origin on every POST; curl and scripts send none and are let through.
+    """
+    from urllib.parse import urlsplit
+
+    from werkzeug.exceptions import Forbidden
+
+    origin = request.headers.get("Origin")
+    if request.method == "POST" and origin is not None and urlsplit(origin).netloc != request.host:
+        raise Forbidden(f"a page of {origin} may not send requests to this server")
 
 
 def reader_slot(app: Flask) -> ReaderSlot:

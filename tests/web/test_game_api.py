@@ -192,3 +192,16 @@ def test_a_database_that_cannot_be_used_answers_503(tmp_path):
     assert response.get_json() == {"error": "'not a database' is not a database URL: use "
                                             "sqlite:///path/games.sqlite3 or "
                                             "postgresql://user@host/dbname"}
+
+
+@pytest.mark.parametrize("origin,status", [
+    (None, 201), ("http://localhost", 201),  # scripts send no Origin; the app's own pages send its own
+    ("http://evil.example", 403), ("http://localhost:9999", 403), ("null", 403),
+])
+def test_a_page_of_another_site_cannot_post_to_the_api(client, origin, status):
+    headers = {"Origin": origin} if origin else {}
+    response = client.post("/api/games", data='{"players": ["Ann", "Bob"]}', headers=headers)
+    assert response.status_code == status
+    if status == 403:
+        assert f"a page of {origin} may not send requests" in response.json["error"]
+    assert client.post("/api/count", json={"hand": ["5H", "5C", "5S", "JD"], "starter": "5D"}, headers=headers).status_code == (200 if status == 201 else 403)
