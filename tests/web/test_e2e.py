@@ -484,3 +484,21 @@ def test_an_unknown_address_has_the_apps_page_with_the_way_home(open_page):
     page.click("#home-link")
     expect(page.locator("body.ready")).to_have_count(1)
     assert page.url == tab.url + "/"
+
+
+def test_a_deck_chosen_then_removed_goes_back_to_the_bundled_model(open_page, tmp_path, monkeypatch):
+    from cribcam.vision.decks import DATA_ENV
+
+    monkeypatch.setenv(DATA_ENV, str(tmp_path / "no-decks"))  # no deck is taught any more
+    tab = open_page()
+    tab.context.add_cookies([{"name": "cribcam-deck", "value": "gone", "url": tab.url}])
+    tab.page.reload()
+    expect(tab.page.locator("body.ready")).to_have_count(1)
+    expect(tab.page.locator("#deck-choice-box")).to_be_hidden()
+    # Otherwise every photo would be read with a deck that is not there: 404 until chosen again.
+    for _ in range(50):  # the page resets it once /api/decks has answered
+        if tab.page.evaluate("document.cookie") == "cribcam-deck=":
+            break
+        tab.page.wait_for_timeout(100)
+    assert tab.page.evaluate("document.cookie") == "cribcam-deck="
+    tab.close()

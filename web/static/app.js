@@ -109,15 +109,17 @@ function offerNoPhotos() {
 // page reads with it too.
 async function offerDecks() {
   const { ok, data } = await send("/api/decks");
-  if (!ok || !data.decks.length) return;
-  const select = $("deck-choice");
-  select.append(...data.decks.map((deck) => new Option(`${deck.name} (taught)`, deck.name)));
+  if (!ok) return;
   const choose = (name) => {
     document.cookie = `cribcam-deck=${encodeURIComponent(name)}; path=/; SameSite=Strict; max-age=31536000`;
   };
   const known = data.decks.some((deck) => deck.name === data.chosen);
+  // A deck removed since (the last one too): back to the bundled model, or every photo is a 404.
+  if (data.chosen && !known) choose("");
+  if (!data.decks.length) return;
+  const select = $("deck-choice");
+  select.append(...data.decks.map((deck) => new Option(`${deck.name} (taught)`, deck.name)));
   select.value = known ? data.chosen : "";
-  if (data.chosen && !known) choose(""); // a deck removed since: back to the bundled model
   select.addEventListener("change", () => choose(select.value));
   $("deck-choice-box").hidden = false;
 }
