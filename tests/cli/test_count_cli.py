@@ -69,3 +69,14 @@ def test_stats_json_matches_published_figures():
     assert stats["distribution"]["0"] == 1_009_008
     assert stats["distribution"]["28"] == 76 and stats["distribution"]["29"] == 4
     assert all(stats["distribution"][t] == 0 for t in ("19", "25", "26", "27"))
+
+
+def test_counting_loads_neither_opencv_nor_the_training_tools():
+    # Every command builds the whole parser; what it imports, `cribcam count` waits for.
+    code = ("import sys; from cribcam.cli.main import main; "
+            "status = main(['count', '5H', '5C', '5S', 'JD', '--starter', '5D']); "
+            "print(status, sorted(m for m in ('cv2', 'onnxruntime', 'torch', 'ultralytics', 'flask') "
+            "if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "0 []"
