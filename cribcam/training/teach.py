@@ -34,6 +34,7 @@ from cribcam.vision.corners import CORNER_PAIR_SPAN
 from cribcam.vision.crops import CROP_SIZE, MARGIN, crop_square, index_crop, to_blob
 from cribcam.vision.decks import (LABELS_FILE, PHOTOS_DIR, RECORD_FILE, TEACH_MINUTES, DeckError, TaughtDeck,
                                   deck_folder)
+from cribcam.vision.detections import holds
 from cribcam.vision.models import CLASSIFIER_FILE, MODELS_DIR, onnx_session
 
 REHEARSAL = MODELS_DIR / "rehearsal.npz"
@@ -155,13 +156,9 @@ def _distinct(boxes: np.ndarray, score: np.ndarray, keep: np.ndarray) -> np.ndar
     centres = (boxes[:, :2] + boxes[:, 2:]) / 2
     chosen: list[int] = []
     for i in np.flatnonzero(keep)[np.argsort(-score[keep], kind="stable")]:
-        if not any(_holds(boxes[k], centres[i]) or _holds(boxes[i], centres[k]) for k in chosen):
+        if not any(holds(boxes[k], centres[i])[0] or holds(boxes[i], centres[k])[0] for k in chosen):
             chosen.append(int(i))
     return np.array(sorted(chosen), dtype=int)
-
-
-def _holds(box: np.ndarray, point: np.ndarray) -> bool:
-    return bool(box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3])
 
 
 def _without_inner(groups: list[list[int]], boxes: np.ndarray) -> list[list[int]]:

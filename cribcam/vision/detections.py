@@ -97,6 +97,12 @@ def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
 
 
+def holds(boxes: np.ndarray, point: np.ndarray) -> np.ndarray:
+    """Whether each box (n, 4) holds ``point`` (x, y), its edges included."""
+    boxes = np.asarray(boxes).reshape(-1, 4)
+    return ((boxes[:, :2] <= point) & (point <= boxes[:, 2:])).all(axis=1)
+
+
 def suppress(detections: Detections, iou: float = 0.5) -> Detections:
     """Class-agnostic non-maximum suppression: one box per location.
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from cribcam.vision.classifier import IndexClassifier
 from cribcam.vision.corners import cards_from_corners
-from cribcam.vision.detections import Detections
+from cribcam.vision.detections import Detections, holds
 from cribcam.vision.finder import IndexFinder
 from cribcam.vision.models import ModelMissingError, model_files
 from cribcam.vision.reading import Reading, SeenCard
@@ -137,8 +137,7 @@ def _unreadable(weak, cards: list[SeenCard], width: int, height: int) -> list[st
     read_boxes = np.array([b for card in cards for b in card.boxes]).reshape(-1, 4)
     for box in weak.xyxy:
         center = (box[:2] + box[2:]) / 2
-        inside = ((read_boxes[:, :2] <= center) & (center <= read_boxes[:, 2:])).all(axis=1)
-        if inside.any():
+        if holds(read_boxes, center).any():
             continue
         where = _where(box, width, height)
         advice = "; move it into view" if "edge" in where else "; turn it face up or into the light"
