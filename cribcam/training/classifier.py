@@ -380,7 +380,8 @@ class _Batches:
 
 def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: int, lr: float, seed: int,
                      start_from: Path | None = None, log=print, save_every: float = 120.0,
-                     shares: dict | None = None, groups: dict | None = None, on_step=None) -> Path:
+                     shares: dict | None = None, groups: dict | None = None, on_step=None,
+                     frozen_statistics: bool = False) -> Path:
     """Trains for ``minutes`` of wall-clock in all, resuming from ``checkpoint`` if it is there.
 
     Args:
@@ -399,6 +400,8 @@ def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: in
             (teaching a deck tells the player's crops from the rehearsal's real ones).
         on_step: called after every step with the seconds trained and ``minutes`` in
             seconds (for a progress bar with time left).
+        frozen_statistics: keep the batch-norm statistics of the weights started from (a
+            lesson's batches, a player's deck in a large share, would shift them for every deck).
 
     Returns:
         ``checkpoint``, holding the weights under "model".
@@ -421,6 +424,10 @@ def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: in
     batches = _Batches(bank, batch, np.random.default_rng([seed, state["steps"]]), shares, groups)
     budget = minutes * 60
     model.train()
+    if frozen_statistics:
+        for module in model.modules():
+            if isinstance(module, torch.nn.BatchNorm2d):
+                module.eval()
     last_save = last_log = time.monotonic()
     clock = time.monotonic() - state["seconds"]
     while state["seconds"] < budget:

@@ -68,6 +68,9 @@ class Settings:
             from teaching, to measure the taught model on.
         shares: each batch's share of the player's crops ("player"), the rehearsal's crops of
             real photos, scenes and card art, and the negatives of both.
+        frozen_statistics: keep the starting model's batch-norm statistics: a lesson's
+            batches, a player's deck in a large share, shifted them for every deck, and the
+            taught model read the others less surely (models/README.md, "Teaching a deck").
     """
 
     minutes: float = TEACH_MINUTES
@@ -77,6 +80,7 @@ class Settings:
     held_back: float = 0.2
     shares: dict = field(default_factory=lambda: {"player": 0.4, "real": 0.1, "synthetic": 0.15, "art": 0.1,
                                                   "negative": 0.25})
+    frozen_statistics: bool = True
 
 
 @dataclass
@@ -637,7 +641,7 @@ def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, sett
         budget = settings.minutes * 60
         train_classifier(bank, work / "classifier.pt", settings.minutes, settings.batch, settings.lr, settings.seed,
                          start_from=weights, log=log, save_every=budget + 60, shares=settings.shares,
-                         groups=groups,
+                         groups=groups, frozen_statistics=settings.frozen_statistics,
                          on_step=lambda done, total: report("training", done, total))
         report("checking", 0.0, 0.0)
         export_classifier(work / "classifier.pt", work / CLASSIFIER_FILE)

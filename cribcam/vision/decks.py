@@ -29,7 +29,10 @@ from cribcam.vision.models import CLASSIFIER_FILE
 LAYOUT = ("one suit per photo, clubs, diamonds, hearts, spades (or the suits named); in each "
           "photo the thirteen cards face up and apart, ace to king in reading order: rows top "
           "to bottom, each row left to right, rows across the photo")
-TEACH_MINUTES = 4.0  # training time of a taught deck: the whole teaching stays under five minutes
+# Training time of a taught deck (the whole teaching takes about half a minute more). Longer
+# lessons made the taught model forget more of the other decks on average, and take 2.5 times
+# as long (models/README.md, "Teaching a deck": 4 against 1.5 minutes, 2026-11-24).
+TEACH_MINUTES = 1.5
 DATA_ENV = "CRIBCAM_DATA"  # overrides the data folder (tests, several players on one account)
 RECORD_FILE = "deck.json"
 PHOTOS_DIR = "photos"
