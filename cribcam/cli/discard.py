@@ -9,7 +9,7 @@ from pathlib import Path
 from cribcam.cli.decks import add_deck_option
 from cribcam.cli.main import UsageError
 from cribcam.scoring import CardError, rules
-from cribcam.scoring.discard import DEALT, Advice, advise
+from cribcam.scoring.discard import Advice, advise
 
 
 def add_parser(subparsers) -> None:
@@ -47,7 +47,7 @@ def run(args) -> int:
     if args.cards:
         advice = advise(args.cards, dealer=args.dealer, variant=args.variant)
     else:
-        cards = read_deal(args.photo, args.variant, args.model, args.deck)
+        cards = _deal_from_photo(args.photo, args.variant, args.model, args.deck)
         try:
             advice = advise(cards, dealer=args.dealer, variant=args.variant)
         except CardError as exc:
@@ -56,13 +56,13 @@ def run(args) -> int:
     return 0
 
 
-def read_deal(photo: Path, variant: str, model: Path | None, deck: str | None) -> list[str]:
+def _deal_from_photo(photo: Path, variant: str, model: Path | None, deck: str | None) -> list[str]:
     """The cards dealt, read from a photo; what the reader noticed goes to standard error."""
     from cribcam.cli.model import open_reader, read_photo
+    from cribcam.vision.report import read_deal
 
-    image = read_photo(photo)
-    # At most a deal's cards, no starter: a pair is two cards, not one card's two corners.
-    reading = open_reader(model, deck).read(image, expected=max(DEALT[variant]), starter=False)
+    image = read_photo(photo)  # a missing photo is said before the model is loaded
+    reading = read_deal(open_reader(model, deck), image, variant)
     for problem in reading.problems:
         print(f"cribcam discard: {photo.name}: {problem}", file=sys.stderr)
     if not reading.cards:

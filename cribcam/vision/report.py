@@ -12,6 +12,20 @@ def expected_cards(variant: str = rules.DEFAULT_VARIANT, crib: bool = False) -> 
     return rules.VARIANTS[variant].size(crib) + 1
 
 
+def read_deal(reader, image, variant: str = rules.DEFAULT_VARIANT) -> Reading:
+    """Reads a photo of the cards dealt to a player (for the discard advisor).
+
+    Args:
+        reader: a ``CardReader``, or anything with its ``read`` (the web app's reader slot).
+        image: the BGR photo.
+        variant: the form of the game, which says how many cards are dealt at most.
+    """
+    from cribcam.scoring.discard import DEALT
+
+    # No starter, and at most a deal's cards: a pair dealt is two cards, not one card's two corners.
+    return reader.read(image, expected=max(DEALT[variant]), starter=False)
+
+
 def reading_report(reading: Reading, starter: str | None = None, crib: bool = False,
                    claim: int | None = None, variant: str = rules.DEFAULT_VARIANT) -> dict:
     """The reading with its count.

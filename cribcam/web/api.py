@@ -93,9 +93,8 @@ def read():
     drawn on it), and ``deal`` (true: the photo shows the cards dealt to a player, for the
     discard advisor: they are read, with no starter and no count).
     """
-    from cribcam.scoring.discard import DEALT
     from cribcam.vision.annotate import draw_reading
-    from cribcam.vision.report import expected_cards, reading_report
+    from cribcam.vision.report import expected_cards, read_deal, reading_report
     from cribcam.web import reader_slot
 
     upload, form = image_upload("photo")
@@ -110,8 +109,8 @@ def read():
 
     image = uploaded_image(upload)
     slot = reader_slot(current_app)
-    if deal:  # a deal has no starter, and a pair in it is two cards, not one card's two corners
-        reading = slot.read(image, expected=max(DEALT[variant]), starter=False)
+    if deal:
+        reading = read_deal(slot, image, variant)  # ModelUnavailable: 503
         report = {**reading.as_dict(), "count": None}
     else:
         expected = expected_cards(variant, crib)
