@@ -13,9 +13,10 @@ from __future__ import annotations
 import io
 import logging
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from flask import Flask, Request, current_app, has_request_context, jsonify, make_response, request
-from werkzeug.exceptions import BadRequest, HTTPException
+from werkzeug.exceptions import BadRequest, Forbidden, HTTPException
 
 from cribcam.vision.decks import TEACH_MINUTES, DeckError, check_name
 from cribcam.web.images import DEFAULT_MAX_PIXELS, DEFAULT_MAX_SIDE
@@ -103,10 +104,6 @@ def _refuse_cross_site_writes():
     send without asking; games and taught decks must not change that way. Browsers name the
     page's origin on every POST; curl and scripts send none and are let through.
     """
-    from urllib.parse import urlsplit
-
-    from werkzeug.exceptions import Forbidden
-
     origin = request.headers.get("Origin")
     if request.method == "POST" and origin is not None and urlsplit(origin).netloc != request.host:
         raise Forbidden(f"a page of {origin} may not send requests to this server")
