@@ -1,8 +1,10 @@
 """The finder's training crops: every index somewhere inside, boxes kept only when mostly in."""
 
+from pathlib import Path
+
 import numpy as np
 
-from cribcam.training.finder import boxes_in_window, crop_windows
+from cribcam.training.finder import boxes_in_window, crop_windows, finder_train_args
 
 
 def test_crops_around_an_index_hold_it_whole():
@@ -32,3 +34,13 @@ def test_a_box_cut_by_the_crop_edge_is_kept_only_when_mostly_inside():
                      np.float32)
     kept = boxes_in_window(boxes, 0, 0, 100)
     assert kept.tolist() == [[10, 10, 30, 30], [85, 50, 100, 70]]
+
+
+def test_only_a_fresh_finder_warms_up():
+    def args(continued):
+        return finder_train_args(Path("data.yaml"), Path("runs/finder"), 192, 0.1, 8, 0.001, 0, 1,
+                                 continued=continued)
+
+    assert args(continued=False)["warmup_epochs"] > 0
+    assert args(continued=True)["warmup_epochs"] == 0
+    assert args(continued=True)["optimizer"] == "AdamW"
