@@ -10,9 +10,10 @@ saw, and it is the glyphs of an unseen design that the classifier misreads. The 
 3. **Teach**: a few minutes of ``train_classifier`` from the bundled weights, on crops of the
    player's indices mixed with a rehearsal of the training designs and photos (``models/rehearsal.npz``,
    see ``make_rehearsal``), so that the taught model still reads the decks it knew.
-4. **Check**: the taught model against the bundled one on a corner of some cards held back
-   from teaching, and on rehearsal crops held back likewise; then the deck is saved in the
-   user's data folder (``cribcam.vision.decks``), never over the bundled model.
+4. **Check**: the taught deck as the reader reads it (its model beside the bundled one,
+   ``vision.classifier.DeckClassifier``) against the bundled model, on a corner of some cards
+   held back from teaching and on rehearsal crops held back likewise; then the deck is saved
+   in the user's data folder (``cribcam.vision.decks``), never over the bundled model.
 
 Everything runs on this machine; no photo leaves it.
 """
@@ -48,7 +49,7 @@ SIZE_SPREAD = 1.6  # a box this many times larger or smaller than the photo's ty
 TEACH_FINDER_SCORE = 0.3  # a finder box this sure is an index; pips and court art score less
 PROPOSAL_FLOOR = 0.25  # a proposal less sure than this is no proposal: the player names it
 STORED_SIDE = 1920  # teaching photos are kept at most this large (the reader reads no more)
-# The taught model reads the held-back rehearsal crops this much worse: it says so (on about
+# The taught deck reads the held-back rehearsal crops this much worse: it says so (on about
 # 350 crops a share moves by 0.02 or so by chance alone).
 FORGOT = 0.05
 
@@ -729,21 +730,23 @@ def _split_rehearsal(bank, seed: int, share: float = 0.2):
 
 
 def _checks(default: Path, taught: Path, photos: Path, held: dict, known_held) -> dict:
-    """Share of held-back crops read right by the bundled and the taught classifier: corners of
-    the player's cards, and crops of the training designs and photos."""
-    from cribcam.vision.classifier import IndexClassifier
+    """Share of held-back crops read right by the bundled classifier and by the taught deck as
+    the reader reads it (``DeckClassifier``): corners of the player's cards, and crops of the
+    training designs and photos."""
+    from cribcam.vision.classifier import DeckClassifier, IndexClassifier
 
+    bundled = IndexClassifier(default)
+    readers = {"default": bundled, "taught": DeckClassifier(IndexClassifier(taught), bundled)}
     checks = {}
     boxes = [(image, c["box"], c["card"]) for image, entry in held.items() for c in entry["cards"]]
     if boxes:
-        checks["deck"] = {"crops": len(boxes), **{
-            which: _accuracy_on_photos(IndexClassifier(path), photos, boxes)
-            for which, path in (("default", default), ("taught", taught))}}
+        checks["deck"] = {"crops": len(boxes), **{which: _accuracy_on_photos(classifier, photos, boxes)
+                                                  for which, classifier in readers.items()}}
     crops = rehearsal_crops(known_held.patches)
     truth = known_held.suit * len(RANKS) + known_held.rank
     checks["training_designs"] = {"crops": len(crops), **{
-        which: round(float((_classify(path, crops).argmax(axis=1) == truth).mean()), 4)
-        for which, path in (("default", default), ("taught", taught))}}
+        which: round(float((classifier.read_crops(crops).argmax(axis=1) == truth).mean()), 4)
+        for which, classifier in readers.items()}}
     return checks
 
 
@@ -766,28 +769,21 @@ def rehearsal_crops(patches: np.ndarray) -> np.ndarray:
     return np.array([crop_square(p, (PATCH / 2, PATCH / 2), side, CROP_SIZE) for p in patches], np.uint8)
 
 
-def _classify(path: Path, crops: np.ndarray) -> np.ndarray:
-    session = onnx_session(path)
-    name = session.get_inputs()[0].name
-    return np.concatenate([session.run(None, {name: to_blob(crops[i:i + 256])})[0]
-                           for i in range(0, len(crops), 256)])
-
-
 def check_sentences(checks: dict) -> list[str]:
     """What the checks after teaching mean, in words for the player."""
     lines = []
     deck = checks.get("deck")
     if deck:
-        lines.append(f"corners held back from teaching ({deck['crops']}): the taught model reads "
+        lines.append(f"corners held back from teaching ({deck['crops']}): the taught deck reads "
                      f"{deck['taught']:.0%}, the default {deck['default']:.0%}")
     else:
         lines.append("no corner was held back to measure on (no card showed two corners): "
                      "try the deck with cribcam read --deck")
     known = checks["training_designs"]
-    lines.append(f"training designs and photos ({known['crops']} held-back crops): the taught model reads "
+    lines.append(f"training designs and photos ({known['crops']} held-back crops): the taught deck reads "
                  f"{known['taught']:.0%}, the default {known['default']:.0%}")
     if known["taught"] < known["default"] - FORGOT:
-        lines.append("warning: the taught model reads the decks it was trained on worse than the default: "
+        lines.append("warning: the taught deck reads the decks cribcam was trained on worse than the default: "
                      "use it for this deck only")
     return lines
 

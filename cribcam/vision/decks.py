@@ -6,7 +6,8 @@ A deck lives in its own folder of the user's data folder, never in the repositor
 It holds:
 
 * ``classifier.onnx``: the taught classifier, read by ``CardReader(classifier=...)`` beside
-  the bundled finder (the finder is never taught: it finds indices of any design);
+  the bundled finder and classifier (the finder is never taught: it finds indices of any
+  design; each box takes the surer of the two classifiers' answers);
 * ``deck.json``: when and how it was taught and what was measured after teaching;
 * ``photos/`` and ``labels.json``: the teaching photos and their names, in the format of
   ``cribcam eval --labels`` (so a deck can be measured, or taught again, from its own folder).

@@ -11,7 +11,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from cribcam.vision.classifier import IndexClassifier
+from cribcam.vision.classifier import DeckClassifier, IndexClassifier
 from cribcam.vision.corners import cards_from_corners
 from cribcam.vision.detections import Detections, holds
 from cribcam.vision.finder import IndexFinder
@@ -38,7 +38,8 @@ class CardReader:
         conf: minimum card probability for a corner box to count.
         threads: onnxruntime threads (0: as many as it likes).
         finder_conf: the finder's threshold.
-        classifier: a classifier ONNX file to use instead of the folder's (a taught deck's).
+        classifier: a taught deck's classifier ONNX file, read beside the folder's
+            (``DeckClassifier``).
 
     Example:
         >>> reader = CardReader()
@@ -48,14 +49,15 @@ class CardReader:
 
     def __init__(self, model_path: str | Path | None = None, conf: float = CARD_CONF, threads: int = 0,
                  finder_conf: float = FINDER_CONF, classifier: str | Path | None = None):
-        finder, bundled_classifier = model_files(model_path)
-        classifier = Path(classifier) if classifier else bundled_classifier
-        if not classifier.is_file():
+        finder, bundled = model_files(model_path)
+        if classifier and not Path(classifier).is_file():
             raise ModelMissingError(f"no classifier model at {classifier}")
         self.folder = finder.parent
         self.conf = conf
         self.finder = IndexFinder(finder, conf=finder_conf, threads=threads)
-        self.classifier = IndexClassifier(classifier, threads=threads)
+        self.classifier = IndexClassifier(bundled, threads=threads)
+        if classifier:
+            self.classifier = DeckClassifier(IndexClassifier(Path(classifier), threads=threads), self.classifier)
 
     def find(self, image: np.ndarray) -> Detections:
         """The finder's index boxes in a BGR image's pixels, one score column.
