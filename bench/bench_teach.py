@@ -92,7 +92,7 @@ def main() -> None:
 
     # 2. held-out designs, from rendered layouts named by the layout alone
     from cribcam.datagen.decks import load_decks
-    from cribcam.training.teach import render_layout
+    from cribcam.training.layout import render_layout
 
     designs = {d.name: d for d in load_decks(split="heldout", progress=False)}
     for k, name in enumerate(DESIGNS):

@@ -44,7 +44,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    from cribcam.training import teach
+    from cribcam.training import layout, teach
     from cribcam.vision.decks import DeckError, check_name, deck_folder
 
     try:
@@ -68,10 +68,10 @@ def run(args) -> int:
     problems = [p for photo in photos for p in photo.problems]
     for problem in problems:
         say(f"Problem: {problem}")
-    missing = teach.missing_cards(photos)
+    missing = layout.missing_cards(photos)
     say(f"Still missing: {' '.join(missing)}" if missing else "All 52 cards are named.")
     if args.write_labels:
-        args.write_labels.write_text(json.dumps(teach.as_labels(photos), indent=1) + "\n")
+        args.write_labels.write_text(json.dumps(layout.as_labels(photos), indent=1) + "\n")
         say(f"Wrote the names to {args.write_labels}: check them, then teach with --labels {args.write_labels}")
         return 0
     if not (args.order or args.labels):
@@ -97,7 +97,7 @@ def run(args) -> int:
 def _named_photos(args) -> list:
     """The photos read, their cards found and named as the options say."""
     from cribcam.cli.model import open_reader, read_photo
-    from cribcam.training import teach
+    from cribcam.training import layout
     from cribcam.vision.evaluate import load_labels
 
     for path in args.photos:
@@ -117,23 +117,23 @@ def _named_photos(args) -> list:
     suits = None
     if args.order:
         try:
-            suits = teach.suit_names(args.suits, len(args.photos))
+            suits = layout.suit_names(args.suits, len(args.photos))
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     reader = open_reader(args.model)
     photos = []
     for k, path in enumerate(args.photos):
         image = read_photo(path)
-        photo = teach.LayoutPhoto(path.name, image)
+        photo = layout.LayoutPhoto(path.name, image)
         try:
             if labels is not None:
-                teach.name_by_labels(photo, labels[path.name], reader)
+                layout.name_by_labels(photo, labels[path.name], reader)
             else:
-                photo.cards = teach.find_cards(reader, image)
+                photo.cards = layout.find_cards(reader, image)
                 if suits:
-                    teach.name_in_order(photo, suits[k])
+                    layout.name_in_order(photo, suits[k])
                 else:
-                    teach.name_by_proposals(photo)
+                    layout.name_by_proposals(photo)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         photos.append(photo)

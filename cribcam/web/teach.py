@@ -149,7 +149,7 @@ def add_photo():
         ``{"session", "photo": {"id", "name", "width", "height", "suit", "cards": [{"boxes",
         "name", "proposal", "confidence"}], "problems"}}``.
     """
-    from cribcam.training import teach
+    from cribcam.training import layout
     from cribcam.web import reader_slot
 
     upload, form = api.image_upload("photo")
@@ -161,11 +161,11 @@ def add_photo():
     session_id, session = _teachings().session(form.get("session"), create=True)
     if len(session.photos) >= MAX_PHOTOS:
         raise api.BadRequest(f"a deck is taught from {MAX_PHOTOS} photos at most: remove one first")
-    photo = teach.LayoutPhoto(_unique_name(upload.filename, session), image, teach.find_cards(reader, image))
+    photo = layout.LayoutPhoto(_unique_name(upload.filename, session), image, layout.find_cards(reader, image))
     if suit:
-        teach.name_in_order(photo, suit)
+        layout.name_in_order(photo, suit)
     else:
-        teach.name_by_proposals(photo)
+        layout.name_by_proposals(photo)
     photo_id = secrets.token_urlsafe(6)
     session.photos[photo_id] = photo
     return jsonify(session=session_id, photo={"id": photo_id, "suit": suit or None, **photo.as_json()})
@@ -200,7 +200,7 @@ def train():
     another deck is being taught), 413 (a body over ``MAX_JSON_BYTES``), 422 (a name that is
     no card, or none at all), 503 (no training tools or no model).
     """
-    from cribcam.training import teach
+    from cribcam.training import layout, teach
 
     body = api.json_body('{"session": "...", "name": "kitchen", "names": {"photo id": ["AC", "2C", null]}}')
     _, session = _teachings().session(body.get("session"))
@@ -220,12 +220,12 @@ def train():
             raise api.BadRequest(f"{photo.name}: give one name (or null) for each of its {len(photo.cards)} cards")
         for card, card_name in zip(photo.cards, given):
             card.name = card_name.strip().upper() if isinstance(card_name, str) and card_name.strip() else None
-    layout = [photo for _, photo in photos]
+    named = [photo for _, photo in photos]
     try:
-        teach.check_names(layout)
+        layout.check_names(named)
     except ValueError as exc:
         return jsonify(error=str(exc)), 422
-    if not any(card.name for photo in layout for card in photo.cards):
+    if not any(card.name for photo in named for card in photo.cards):
         return jsonify(error="no card is named: there is nothing to teach"), 422
     if importlib.util.find_spec("torch") is None:
         return jsonify(error="teaching needs the training tools on this server: pip install -e '.[train]'"), 503
@@ -236,7 +236,7 @@ def train():
         session.job = teachings.running = Job(name)
     settings = teach.Settings(minutes=current_app.config["TEACH_MINUTES"])
     models = current_app.config["MODEL_PATH"]
-    threading.Thread(target=_teach, args=(session.job, layout, models, settings), daemon=True,
+    threading.Thread(target=_teach, args=(session.job, named, models, settings), daemon=True,
                      name=f"teach-{name}").start()
     return jsonify(session.job.as_json()), 202
 

@@ -59,7 +59,7 @@ def test_with_no_decks_the_listing_says_how_to_teach_one(cribcam, tmp_path):
 def layout_files(tmp_path_factory):
     """Two rendered layout photos of a held-out design (clubs, hearts) and their labels file."""
     from cribcam.datagen.decks import DeckArtError, load_decks
-    from cribcam.training.teach import render_layout
+    from cribcam.training.layout import render_layout
 
     try:
         deck = load_decks(split="heldout", progress=False)[1]

@@ -20,7 +20,7 @@ TINY_MINUTES = 0.1
 def layout_photos(tmp_path):
     """Two rendered layout photos of a held-out design: the clubs and the diamonds."""
     from cribcam.datagen.decks import DeckArtError, load_decks
-    from cribcam.training.teach import render_layout
+    from cribcam.training.layout import render_layout
 
     try:
         deck = load_decks(split="heldout", progress=False)[2]

@@ -1,0 +1,136 @@
+"""Finding and naming the cards of layout photos before a deck is taught.
+
+The layout photos are rendered with the synthetic-scene code from a design held out of
+training (``render_layout``, fixtures in ``conftest.py``), so the labels are exact and the
+design is one the bundled classifier never saw.
+"""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from cribcam.scoring.cards import RANKS
+from cribcam.training import layout
+from cribcam.vision.detections import Detections
+
+
+def _named_by_order(image, labels, suit, drop=()):
+    """A layout photo whose cards are the labelled boxes (minus ``drop``), grouped and named
+    by the layout, as ``find_cards`` would with a finder that finds every index."""
+    kept = [label for label in labels if label.code not in drop]
+    boxes = np.array([label.box for label in kept], np.float32)
+    groups = layout.group_corners(image, boxes)
+    photo = layout.LayoutPhoto(f"{suit}.jpg", image,
+                              layout.reading_order([layout.FoundCard(boxes[g].tolist()) for g in groups]))
+    layout.name_in_order(photo, suit)
+    truth = {tuple(np.float32(label.box)): label.code for label in kept}
+    return photo, [truth[tuple(np.float32(card.boxes[0]))] for card in photo.cards]
+
+
+def test_the_layout_names_every_card_ace_to_king_with_no_typing(layouts):
+    for suit, (image, labels) in layouts.items():
+        photo, truth = _named_by_order(image, labels, suit)
+        assert photo.problems == []
+        assert [card.name for card in photo.cards] == [f"{rank}{suit}" for rank in RANKS] == truth
+        assert all(len(card.boxes) == 2 for card in photo.cards)
+
+
+def test_a_four_corner_deck_groups_four_boxes_per_card():
+    from cribcam.datagen.decks import DeckArtError, load_decks
+
+    try:
+        deck = next(d for d in load_decks(split="train", progress=False) if len(d.corners["AC"]) == 4)
+    except (DeckArtError, StopIteration):
+        pytest.skip("no four-corner deck in the deck cache")
+    image, labels = layout.render_layout(deck, "H", seed=3)
+    photo, truth = _named_by_order(image, labels, "H")
+    assert [card.name for card in photo.cards] == truth == [f"{rank}H" for rank in RANKS]
+
+
+def test_a_card_missing_from_its_row_is_named(layouts):
+    image, labels = layouts["C"]
+    photo, truth = _named_by_order(image, labels, "C", drop={"8C"})
+    assert photo.problems == ["C.jpg: 8C of the clubs not found: it is not taught from this photo"]
+    assert [card.name for card in photo.cards] == truth
+    assert "8C" in layout.missing_cards([photo])
+
+
+def test_when_the_cards_cannot_be_placed_nothing_is_named(layouts):
+    image, labels = layouts["D"]
+    photo, _ = _named_by_order(image, labels, "D", drop={"KD"})  # the last card: no gap shows it
+    assert all(card.name is None for card in photo.cards)
+    assert photo.problems == ["D.jpg: 12 of the 13 diamonds found and it cannot tell which is missing: show "
+                              "both corners of every card and photograph them again, or name the cards on "
+                              "the teach page"]
+
+
+def test_labelled_cards_the_finder_does_not_see_are_named(layouts):
+    image, labels = layouts["H"]
+    unseen = {"7H", "QH"}
+    found = np.array([label.box for label in labels if label.code not in unseen], np.float32)
+    reader = SimpleNamespace(find=lambda image: Detections(found, np.ones((len(found), 1))))
+    photo = layout.LayoutPhoto("hearts.jpg", image)
+    layout.name_by_labels(photo, {"cards": [{"card": l.code, "box": list(l.box)} for l in labels]}, reader)
+    assert photo.problems == ["hearts.jpg: the finder does not see the index of 7H and QH: taught all the same, "
+                              "but photograph them more clearly to read them"]
+    assert sorted(card.name for card in photo.cards) == sorted(f"{rank}H" for rank in RANKS)
+
+
+def test_cards_the_reader_cannot_propose_a_name_for_are_said_by_place():
+    image = np.zeros((300, 300, 3), np.uint8)
+    cards = [layout.FoundCard([[10, 10, 30, 40]], proposal=None),
+             layout.FoundCard([[200, 250, 220, 280]], proposal="5H", confidence=0.9)]
+    photo = layout.LayoutPhoto("any.jpg", image, cards)
+    layout.name_by_proposals(photo)
+    assert [card.name for card in photo.cards] == [None, "5H"]
+    assert photo.problems == ["any.jpg: the card at the top left could not be read: name it on the teach page "
+                              "or in --labels"]
+
+
+def test_names_must_be_cards_and_once_a_photo():
+    image = np.zeros((10, 10, 3), np.uint8)
+    twice = layout.LayoutPhoto("p.jpg", image, [layout.FoundCard([[0, 0, 1, 1]], "5H"),
+                                               layout.FoundCard([[5, 5, 6, 6]], "5H")])
+    with pytest.raises(ValueError, match="p.jpg: 5H named twice in one photo"):
+        layout.check_names([twice])
+    with pytest.raises(ValueError, match="'ZZ' is not a card"):
+        layout.check_names([layout.LayoutPhoto("p.jpg", image, [layout.FoundCard([[0, 0, 1, 1]], "ZZ")])])
+
+
+def test_suits_of_the_photos_are_checked():
+    assert layout.suit_names(None, 2) == "CD"
+    assert layout.suit_names("hs", 2) == "HS"
+    for suits, photos, message in [("CC", 2, "once"), ("CX", 2, "once"), ("C", 2, "one suit per photo"),
+                                   (None, 5, "four at most")]:
+        with pytest.raises(ValueError, match=message):
+            layout.suit_names(suits, photos)
+
+
+def _index_under(box, labels) -> str | None:
+    """The card whose labelled index the box covers most, or None if it covers none."""
+    def overlap(label) -> float:
+        (x1, y1, x2, y2), (u1, v1, u2, v2) = box, label.box
+        return max(0.0, min(x2, u2) - max(x1, u1)) * max(0.0, min(y2, v2) - max(y1, v1))
+
+    best = max(labels, key=overlap)
+    return best.code if overlap(best) > 0 else None
+
+
+def test_the_bundled_finder_names_layouts_with_no_wrong_name(shipped_models, layouts):
+    """Names come from the finder's boxes and the layout alone: a photo whose cards cannot be
+    placed names none (and says so), so every name given is right: each box of a named card
+    lies on the printed index of that card more than on any other."""
+    from cribcam.vision import CardReader
+
+    reader = CardReader(shipped_models)
+    named = 0
+    for suit, (image, labels) in layouts.items():
+        photo = layout.LayoutPhoto(f"{suit}.jpg", image, layout.find_cards(reader, image))
+        layout.name_in_order(photo, suit)
+        for card in (card for card in photo.cards if card.name):
+            named += 1
+            for box in card.boxes:
+                assert _index_under(box, labels) == card.name, (suit, card, box)
+        assert photo.problems or len(photo.cards) == 13
+    assert named >= 26  # two photos of four at least (the finder misses some court cards' corners)
