@@ -21,6 +21,7 @@ import json
 import multiprocessing
 import os
 import shutil
+import threading
 import time
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -129,7 +130,7 @@ def run(recipe: Recipe) -> dict:
     started = time.monotonic()
     make_data(recipe, log)
     finder_data = make_finder_data(recipe, log)
-    classifier = multiprocessing.get_context("spawn").Process(target=_classifier_stage, args=(recipe,))
+    classifier = multiprocessing.get_context("spawn").Process(target=_classifier_stage, args=(recipe, os.getpid()))
     classifier.start()
     try:
         from cribcam.training.finder import train_finder
@@ -181,12 +182,13 @@ def make_finder_data(recipe: Recipe, log) -> Path:
     return data
 
 
-def _classifier_stage(recipe: Recipe) -> None:
+def _classifier_stage(recipe: Recipe, parent: int) -> None:
     """Stage 3, in its own process: the crop bank, then the classifier's training."""
     import torch
 
     from cribcam.training.classifier import train_classifier
 
+    threading.Thread(target=_end_with, args=(parent,), daemon=True).start()
     torch.set_num_threads(1)  # the finder has the other core, and its data loaders
     log = Log(recipe.work / "train.log")
     if recipe.classifier_checkpoint.with_suffix(".done").is_file():
@@ -197,6 +199,15 @@ def _classifier_stage(recipe: Recipe) -> None:
     train_classifier(bank, recipe.classifier_checkpoint, recipe.classifier_minutes, recipe.classifier_batch,
                      lr, recipe.seed, start_from=recipe.classifier_from, log=log)
     recipe.classifier_checkpoint.with_suffix(".done").touch()
+
+
+def _end_with(parent: int, every: float = 2.0) -> None:
+    """Ends this process once the recipe's is gone: a recipe killed (``kill``, a session's cut)
+    runs no ``finally``, and its classifier trained on alone, on the cores and into the
+    checkpoint of the run started next."""
+    while os.getppid() == parent:
+        time.sleep(every)
+    os._exit(1)
 
 
 def _classifier_bank(recipe: Recipe, log):

@@ -1,6 +1,10 @@
 """The recipe never rots: the whole of it, at a toy size, makes two models that the reader runs."""
 
 import json
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import cv2
 import pytest
@@ -55,3 +59,29 @@ def test_train_help_describes_every_option(capsys):
         main(["train", "--help"])
     text = capsys.readouterr().out
     assert "--classifier-minutes" in text and "training time, wall-clock" in text
+
+
+def test_the_classifiers_process_ends_when_the_recipes_is_killed():
+    """``kill`` runs no ``finally``: the classifier's process must notice by itself."""
+    # The recipe passes its own pid, as the recipe does: a child asking for its parent's only
+    # once started could already be an orphan.
+    recipe = subprocess.Popen([sys.executable, "-c", """if True:
+        import os, subprocess, sys, time
+        code = f"from cribcam.training.recipe import _end_with; _end_with({os.getpid()}, every=0.1)"
+        child = subprocess.Popen([sys.executable, "-c", code])
+        print(child.pid, flush=True)
+        time.sleep(60)"""], stdout=subprocess.PIPE, text=True)
+    child_pid = int(recipe.stdout.readline())
+    recipe.kill()
+    recipe.wait()
+
+    def alive() -> bool:  # a zombie is gone too: it only waits to be reaped
+        try:
+            return "State:\tZ" not in Path(f"/proc/{child_pid}/status").read_text()
+        except FileNotFoundError:
+            return False
+
+    deadline = time.monotonic() + 30
+    while alive() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive()
