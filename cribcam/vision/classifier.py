@@ -65,10 +65,10 @@ class DeckClassifier:
     The taught model is sure of the deck it was taught and the bundled one of the designs it
     was trained on; fine-tuning leaves the taught model less sure of those (fewer of their cards
     pass the reader's threshold). Taking, box by box, the answer with the higher card
-    probability kept the real-validation recall of three taught decks at or above the
-    bundled model's (0.817 -> 0.817, 0.823, 0.820; the taught models alone 0.790 to 0.800) and
-    read two held-out designs better than the taught models alone (recall 0.464 -> 0.482,
-    0.724 -> 0.730), 2026-11-24, run 4's models.
+    probability, three taught decks read the real validation photos as well as the bundled
+    model or better (recall 0.817 -> 0.817, 0.827, 0.820; the taught models alone 0.790 to
+    0.800) and two held-out designs better than the taught models alone (recall 0.464 ->
+    0.485, 0.724 -> 0.732): ``bench/bench_teach.py``, 2026-11-24, run 4's models.
 
     Args:
         taught: the deck's classifier.
