@@ -43,7 +43,8 @@ for _handlers in api.bp.error_handler_spec[None].values():  # bad input answered
 
 
 class Conflict(RuntimeError):
-    """A request that cannot go on now (a deck is being taught, the name is taken): 409."""
+    """A request that cannot go on now (a deck is being taught, the name is taken, the session
+    holds as many photos as a deck is taught from): 409."""
 
 
 @bp.errorhandler(Conflict)
@@ -147,7 +148,8 @@ def add_photo():
 
     Returns:
         ``{"session", "photo": {"id", "name", "width", "height", "suit", "cards": [{"boxes",
-        "name", "proposal", "confidence"}], "problems"}}``.
+        "name", "proposal", "confidence"}], "problems"}}``; 409 when the session holds
+        ``MAX_PHOTOS`` already.
     """
     from cribcam.training import layout
     from cribcam.web import reader_slot
@@ -160,7 +162,7 @@ def add_photo():
     reader = reader_slot(current_app).get()  # the bundled reader finds and proposes: 503 without one
     session_id, session = _teachings().session(form.get("session"), create=True)
     if len(session.photos) >= MAX_PHOTOS:
-        raise api.BadRequest(f"a deck is taught from {MAX_PHOTOS} photos at most: remove one first")
+        raise Conflict(f"a deck is taught from {MAX_PHOTOS} photos at most: remove one first")
     photo = layout.LayoutPhoto(_unique_name(upload.filename, session), image, layout.find_cards(reader, image))
     if suit:
         layout.name_in_order(photo, suit)
@@ -268,5 +270,5 @@ def status():
     and once done ``"checks"`` (sentences) and ``"seconds"``."""
     _, session = _teachings().session(request.args.get("session"))
     if session.job is None:
-        raise api.BadRequest("nothing is being taught in this session")
+        raise NotFound("nothing is being taught in this session")
     return jsonify(session.job.as_json())

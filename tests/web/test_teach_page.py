@@ -132,6 +132,21 @@ def test_a_session_or_photo_the_server_does_not_hold_is_a_404(app, client):
         assert response.status_code == 400 and '"session" is required' in response.get_json()["error"]
 
 
+def test_a_ninth_photo_is_a_conflict_and_a_session_teaching_nothing_has_no_status(stub_app, stub_client,
+                                                                                   photo_bytes):
+    import io
+
+    with stub_app.app_context():
+        session_id, session = teach._teachings().session(None, create=True)
+        session.photos.update({f"p{k}": None for k in range(teach.MAX_PHOTOS)})
+    status = stub_client.get(f"/api/teach/status?session={session_id}")
+    assert status.status_code == 404 and status.get_json() == {"error": "nothing is being taught in this session"}
+    ninth = stub_client.post("/api/teach/photos",
+                             data={"image": (io.BytesIO(photo_bytes), "ninth.jpg"), "session": session_id})
+    assert ninth.status_code == 409 and f"{teach.MAX_PHOTOS} photos at most" in ninth.get_json()["error"]
+    assert len(session.photos) == teach.MAX_PHOTOS
+
+
 def test_decks_are_listed_and_one_not_taught_is_a_404(stub_client, tmp_path, monkeypatch, photo_bytes):
     import io
 
