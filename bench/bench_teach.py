@@ -117,6 +117,8 @@ def main() -> None:
     results["loadavg_after"] = Path("/proc/loadavg").read_text().split()[:3]
     args.out.write_text(json.dumps(results, indent=1) + "\n")
     print(json.dumps(results, indent=1))
+    # Kept on purpose: the taught decks can be read again (CRIBCAM_DATA=... cribcam read --deck).
+    print(f"the taught decks are kept in {work / 'data'}: delete {work} when done", file=sys.stderr)
 
 
 if __name__ == "__main__":
