@@ -40,11 +40,11 @@ class IndexClassifier:
 
     def crops(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """The (n, size, size, 3) BGR crops this classifier reads for ``boxes``."""
-        return np.array([index_crop(image, box, self.size) for box in boxes], np.uint8).reshape(-1, self.size,
-                                                                                               self.size, 3)
+        crops = [index_crop(image, box, self.size) for box in boxes]
+        return np.array(crops, np.uint8).reshape(len(crops), self.size, self.size, 3)
 
     def read_crops(self, crops: np.ndarray) -> np.ndarray:
-        """(n, 53) probabilities for crops cut by ``crops``.
+        """(n, 53) probabilities for the crops that ``crops`` cut.
 
         Each crop is read twice, as it is and turned half round, and the two answers averaged:
         a card prints its index both ways up, so both are as like an index, and a misreading
@@ -89,5 +89,5 @@ class DeckClassifier:
     def read_crops(self, crops: np.ndarray) -> np.ndarray:
         """(n, 53) probabilities: per crop, the answer of the classifier surer of a card."""
         taught, bundled = self.taught.read_crops(crops), self.bundled.read_crops(crops)
-        surer = taught[:, :52].max(axis=1, initial=0.0) > bundled[:, :52].max(axis=1, initial=0.0)
+        surer = taught[:, :52].max(axis=1) > bundled[:, :52].max(axis=1)
         return np.where(surer[:, None], taught, bundled)
