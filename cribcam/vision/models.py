@@ -11,6 +11,7 @@ from pathlib import Path
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 FINDER_FILE = "finder.onnx"
 CLASSIFIER_FILE = "classifier.onnx"
+RANK_READER_FILE = "rank_reader.onnx"  # the pretrained text recognizer (vision.rank_reader)
 
 
 class ModelMissingError(RuntimeError):
@@ -31,6 +32,16 @@ def model_files(folder: str | Path | None = None) -> tuple[Path, Path]:
                                 f"train one with `cribcam train`, or pass a folder that holds "
                                 f"{FINDER_FILE} and {CLASSIFIER_FILE}")
     return finder, classifier
+
+
+def rank_reader_file() -> Path | None:
+    """The bundled text recognizer that reads ranks, or None where it is not installed.
+
+    It is the same for every finder and classifier (never trained here), so a reader of
+    models trained elsewhere uses the bundled one too.
+    """
+    path = MODELS_DIR / RANK_READER_FILE
+    return path if path.is_file() else None
 
 
 def onnx_session(path: Path, threads: int = 0):

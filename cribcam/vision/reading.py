@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+STARTER_UNKNOWN = "could not tell which card is the starter"  # how that problem begins
+
 
 @dataclass(frozen=True)
 class SeenCard:
@@ -13,11 +15,14 @@ class SeenCard:
         card: its code (``5H``).
         confidence: the classifier's probability for it, from its best corner.
         boxes: the index corners it was read from, ``(x1, y1, x2, y2)`` in image pixels.
+        unsure: the reader is not sure of it (a low probability, or filled in for a card it
+            could not read): the player should check it.
     """
 
     card: str
     confidence: float
     boxes: tuple[tuple[float, float, float, float], ...]
+    unsure: bool = False
 
     @property
     def center(self) -> tuple[float, float]:
@@ -27,7 +32,7 @@ class SeenCard:
         return sum(xs) / len(xs), sum(ys) / len(ys)
 
     def as_dict(self) -> dict:
-        return {"card": self.card, "confidence": round(float(self.confidence), 4),
+        return {"card": self.card, "confidence": round(float(self.confidence), 4), "unsure": self.unsure,
                 "boxes": [[round(float(v), 1) for v in box] for box in self.boxes]}
 
 

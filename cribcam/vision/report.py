@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from cribcam.scoring import CardError, parse_card, rules, score_hand
 from cribcam.scoring.report import count_report
-from cribcam.vision.reading import Reading
+from cribcam.vision.reading import STARTER_UNKNOWN, Reading
 
 
 def expected_cards(variant: str = rules.DEFAULT_VARIANT, crib: bool = False) -> int:
@@ -46,6 +46,8 @@ def reading_report(reading: Reading, starter: str | None = None, crib: bool = Fa
     problems = record["problems"]
     codes = reading.codes
     chosen = parse_card(starter).code if starter else reading.starter
+    if starter:
+        problems[:] = [p for p in problems if not p.startswith(STARTER_UNKNOWN)]
     record["starter"] = chosen
     record["count"] = None
     if chosen is None:
@@ -57,6 +59,11 @@ def reading_report(reading: Reading, starter: str | None = None, crib: bool = Fa
         record["count"] = count_report(score_hand(hand, chosen, crib, variant), claim)
     except CardError as exc:
         problems.append(f"cannot count: {exc}")
+        return record
+    unsure = [seen.card for seen in reading.cards if seen.unsure]
+    if unsure:
+        problems.append(f"check the {' and the '.join(unsure)}: the reader is not sure of "
+                        f"{'it' if len(unsure) == 1 else 'them'}, and the count depends on it")
     return record
 
 

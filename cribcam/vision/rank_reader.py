@@ -1,0 +1,176 @@
+"""A second opinion on an index's rank, from a pretrained text recognizer.
+
+The index classifier learnt its glyphs from a few dozen deck designs and reads an unfamiliar
+typeface unsurely. A text recognizer trained on millions of printed lines has seen far more
+typefaces: PP-OCRv6 small (PaddleOCR's weights as the PyPI package rapidocr 3.10.0 ships
+them, Apache-2.0; ``models/README.md``) reads the shared real index crops' ranks zero-shot at
+0.895 (``../shared/notes/pretrained-weights.md``). It reads suits poorly, so it is asked about
+ranks only, and only where the classifier is unsure.
+
+The recognizer is a CTC model: for each column of a 48-pixel-high line it answers a
+distribution over 18,708 characters and a blank. A rank is a known string ("A", "10", "Q"), so
+instead of decoding, each of the 13 rank strings is scored with the CTC forward algorithm and
+the likeliest taken: greedy decoding read rendered glyphs worse (0.976 against 1.000).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from cribcam.scoring.cards import RANKS
+from cribcam.vision.models import onnx_session
+
+RANK_TEXTS = tuple("10" if rank == "T" else rank for rank in RANKS)
+HEIGHT = 48  # the recognizer's line height
+MAX_WIDTH = 144  # a line cut from one index is never wider than three times its height
+TOP_SHARE = 0.55  # the rank is printed in about the top half of an upright index box
+MARGIN = 0.08  # of the box's longer side, around the cut
+# Asked only where the classifier's likeliest rank has less than this probability: asking on
+# every box read no better and cost four times as much (../shared/notes/pretrained-weights.md).
+ASK_BELOW = 0.8
+ASK_NONE_BELOW = 0.5  # ... and not where the classifier is this sure the box holds no index
+# The recognizer's rank log-probabilities are added to the classifier's with this weight,
+# chosen on the real training photos' index crops (0.5 read their ranks 0.986, as the
+# classifier alone; 0.75 and more read them worse); the validation photos chose nothing.
+WEIGHT = 0.5
+
+
+def with_rank_opinion(probabilities: np.ndarray, read_ranks, weight: float = WEIGHT) -> np.ndarray:
+    """The classifier's card probabilities with the recognizer's opinion of unsure ranks.
+
+    Args:
+        probabilities: (n, 53) the classifier's answer: 52 cards (``CARD_CODES`` order, rank
+            fastest), then "no index".
+        read_ranks: called with the indices of the boxes to ask about, answers their (k, 13)
+            rank log-likelihoods (``RankReader`` on those boxes).
+        weight: of the recognizer's rank log-probabilities.
+
+    Returns:
+        (n, 53) probabilities: the cards of an asked box reweighted by its rank's probability
+        to the power ``weight``, their sum kept, so "no index" keeps its share.
+    """
+    cards = probabilities[:, :52].reshape(-1, 4, 13)
+    total = cards.sum(axis=(1, 2))
+    top_rank = cards.sum(axis=1).max(axis=1) / np.maximum(total, 1e-9)
+    asked = np.flatnonzero((top_rank < ASK_BELOW) & (probabilities[:, 52] < ASK_NONE_BELOW))
+    if len(asked) == 0:
+        return probabilities
+    likelihoods = read_ranks(asked)
+    readable = np.isfinite(likelihoods).all(axis=1)  # a box too small to cut a line from is left
+    asked, likelihoods = asked[readable], likelihoods[readable]
+    rank_log_probs = likelihoods - np.logaddexp.reduce(likelihoods, axis=1, keepdims=True)
+    reweighted = cards[asked] * np.exp(weight * rank_log_probs)[:, None, :]
+    reweighted *= (total[asked] / np.maximum(reweighted.sum(axis=(1, 2)), 1e-12))[:, None, None]
+    result = probabilities.copy()
+    result[asked, :52] = reweighted.reshape(len(asked), 52)
+    return result
+
+
+class RankReader:
+    """Reads the rank printed in index boxes as text.
+
+    Args:
+        path: the recognizer's ONNX file (its character list is the metadata key ``character``).
+        threads: onnxruntime intra-op threads (0: onnxruntime decides).
+    """
+
+    def __init__(self, path: Path, threads: int = 0):
+        self.session = onnx_session(path, threads)
+        characters = self.session.get_modelmeta().custom_metadata_map["character"].split("\n")
+        column = {c: i + 1 for i, c in enumerate(characters)}  # column 0 is CTC's blank
+        self.labels = [[column[c] for c in text] for text in RANK_TEXTS]
+        self.input_name = self.session.get_inputs()[0].name
+
+    def __call__(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        """(n, 13) log-likelihoods of each rank (``RANKS`` order) for the (n, 4) ``boxes``.
+
+        Each box is read at the turns its shape allows (an upright or upside-down index is
+        taller than wide, a sideways one wider) and cut two ways (the whole index, and its top
+        part where the rank is printed, as a line of text); a rank's likelihood is its best
+        over those readings.
+        """
+        lines, owners = [], []
+        for i, box in enumerate(boxes):
+            for line in _lines(image, box):
+                lines.append(line)
+                owners.append(i)
+        scores = np.full((len(boxes), len(RANKS)), -np.inf, np.float32)
+        if not lines:
+            return scores
+        log_probs = np.log(np.maximum(self._run(lines), 1e-12))
+        np.maximum.at(scores, np.array(owners), _ctc_log_likelihoods(log_probs, self.labels))
+        return scores
+
+    def _run(self, lines: list[np.ndarray]) -> np.ndarray:
+        """The recognizer's (lines, columns, characters) probabilities for BGR line images."""
+        width = max(line.shape[1] for line in lines)
+        batch = np.zeros((len(lines), 3, HEIGHT, width), np.float32)  # 0 is mid-grey once scaled
+        for i, line in enumerate(lines):
+            batch[i, :, :, :line.shape[1]] = line.transpose(2, 0, 1) / 127.5 - 1.0
+        return self.session.run(None, {self.input_name: batch})[0]
+
+
+def _lines(image: np.ndarray, box) -> list[np.ndarray]:
+    """The BGR line images one index box is read as."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    pad = MARGIN * max(x2 - x1, y2 - y1)
+    height, width = image.shape[:2]
+    left, top = int(max(0, x1 - pad)), int(max(0, y1 - pad))
+    right, bottom = int(min(width, x2 + pad)), int(min(height, y2 + pad))
+    patch = image[top:bottom, left:right]
+    if patch.shape[0] < 4 or patch.shape[1] < 4:
+        return []
+    tall, wide = patch.shape[0] > 1.15 * patch.shape[1], patch.shape[1] > 1.15 * patch.shape[0]
+    turns = (None, cv2.ROTATE_180) if tall else \
+        (cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_90_COUNTERCLOCKWISE) if wide else \
+        (None, cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180, cv2.ROTATE_90_COUNTERCLOCKWISE)
+    lines = []
+    for turn in turns:
+        upright = patch if turn is None else cv2.rotate(patch, turn)
+        top_part = upright[:max(2, round(upright.shape[0] * TOP_SHARE))]
+        lines += [_as_line(upright), _as_line(top_part)]
+    return lines
+
+
+def _as_line(patch: np.ndarray) -> np.ndarray:
+    """A patch scaled to the recognizer's line height, its width in proportion (capped)."""
+    width = int(np.clip(round(patch.shape[1] * HEIGHT / patch.shape[0]), 8, MAX_WIDTH))
+    shrinking = patch.shape[0] > HEIGHT
+    return cv2.resize(patch, (width, HEIGHT), interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR)
+
+
+def _ctc_log_likelihoods(log_probs: np.ndarray, labels: list[list[int]]) -> np.ndarray:
+    """log p(label | line) under CTC for every line and label: the forward algorithm.
+
+    Args:
+        log_probs: (lines, columns, characters) log-probabilities; character 0 is the blank.
+        labels: each label's character columns (one or two characters here).
+
+    Returns:
+        (lines, labels) log-likelihoods.
+    """
+    states = 2 * max(map(len, labels)) + 1
+    extended = np.zeros((len(labels), states), np.int64)  # blank, c1, blank, c2, blank, ...
+    ends = np.array([2 * len(label) for label in labels])  # the last blank's state
+    for i, label in enumerate(labels):
+        extended[i, 1:2 * len(label):2] = label
+    # A path may skip the blank between two different characters.
+    can_skip = np.zeros_like(extended, bool)
+    can_skip[:, 2:] = (extended[:, 2:] != 0) & (extended[:, 2:] != extended[:, :-2])
+    beyond = np.arange(states)[None, :] > ends[:, None]  # states past a short label's end
+    lines = log_probs.shape[0]
+    emit = log_probs[:, :, extended]  # (lines, columns, labels, states)
+    alpha = np.full((lines, len(labels), states), -np.inf)
+    alpha[:, :, :2] = emit[:, 0, :, :2]
+    for t in range(1, log_probs.shape[1]):
+        stay = alpha
+        step = np.concatenate([np.full_like(alpha[..., :1], -np.inf), alpha[..., :-1]], axis=-1)
+        skip = np.concatenate([np.full_like(alpha[..., :2], -np.inf), alpha[..., :-2]], axis=-1)
+        skip = np.where(can_skip, skip, -np.inf)
+        alpha = np.logaddexp(np.logaddexp(stay, step), skip) + emit[:, t]
+        alpha[:, beyond] = -np.inf
+    rows = np.arange(len(labels))
+    return np.logaddexp(alpha[:, rows, ends], alpha[:, rows, ends - 1])
