@@ -109,10 +109,12 @@ def _keep_at_most(cards: list[_Card], found: Detections, expected: int) -> None:
             keep.class_id = _best_card(found, keep.boxes, same_rank_as=keep.class_id)
         else:
             drop = min(cards, key=lambda c: (not c.guessed, _evidence(found, c.boxes, c.class_id)))
-            partner = next((c for c in cards if c is not drop and len(c.boxes) + len(drop.boxes) <= 4
-                            and all(_could_be_same_card(found, c.boxes, box) for box in drop.boxes)), None)
-            if partner is not None:
-                partner.boxes += drop.boxes
+            partners = [c for c in cards if c is not drop and len(c.boxes) + len(drop.boxes) <= 4
+                        and all(_could_be_same_card(found, c.boxes, box) for box in drop.boxes)]
+            if partners:  # the nearest: a card's own corners lie closer than its neighbours'
+                nearest = min(partners, key=lambda c: np.mean([_span(found, a, b) for a in c.boxes
+                                                               for b in drop.boxes]))
+                nearest.boxes += drop.boxes
         cards.remove(drop)
 
 

@@ -72,7 +72,64 @@ def test_the_same_card_twice_in_impossible_places_is_a_problem():
     found = detections((100, 100, {"7H": 0.9}), (130, 100, {"7H": 0.8, "7D": 0.4}))
     cards, problems = cards_from_corners(found)
     assert [c.card for c in cards] == ["7H", "7D"]
-    assert problems == ["two 7H seen: only one can be in a deck"]
+    assert [c.unsure for c in cards] == [False, True]
+    assert problems == ["two 7H seen: only one can be in a deck; check the 7D"]
+
+
+def test_a_second_reading_that_makes_no_card_is_no_problem():
+    # The second 7H has no other card to be: one 7H is read, and nothing says two were seen.
+    found = detections((100, 100, {"7H": 0.9}), (130, 100, {"7H": 0.8}))
+    cards, problems = cards_from_corners(found)
+    assert [c.card for c in cards] == ["7H"] and problems == []
+
+
+def test_with_the_count_known_no_more_cards_are_read_than_expected():
+    # Five cards, and two phantoms: a corner read as another rank beside its card, and a
+    # weakly read pip far from every card.
+    hand = [*card(100, 100, "5C"), *card(400, 100, "6C"), *card(700, 100, "7C"), *card(1000, 100, "8C"),
+            *card(1300, 100, "KH"), (1310, 150, {"4D": 0.55}), (2000, 900, {"2S": 0.52})]
+    found = detections(*hand)
+    assert len(codes(found)) == 7
+    assert sorted(codes(found, expected=5)) == ["5C", "6C", "7C", "8C", "KH"]
+
+
+def test_a_phantom_that_can_be_another_corner_gives_its_corner_to_that_card():
+    hand = [*card(100, 100, "5C"), *card(400, 100, "6C"), *card(700, 100, "7C"), (850, 100, {"9D": 0.6})]
+    cards, _ = cards_from_corners(detections(*hand), expected=3)
+    seven = next(c for c in cards if c.card == "7C")
+    assert len(seven.boxes) == 3
+
+
+def test_a_missing_card_is_filled_from_the_likeliest_unread_index_and_marked_unsure():
+    hand = [*card(100, 100, "5C"), *card(400, 100, "6C"), *card(700, 100, "7C"), *card(1000, 100, "8C"),
+            (1300, 100, {"KH": 0.3, "KD": 0.1}),  # read too weakly to count on its own
+            (1600, 100, {"2S": 0.2})]  # no likely index: the finder was unsure of it
+    found = detections(*hand)
+    index_like = np.array([True] * 8 + [True, False])
+    cards, _ = cards_from_corners(found, conf=0.5, expected=5, index_like=index_like)
+    assert [c.card for c in cards] == ["5C", "6C", "7C", "8C", "KH"]
+    assert [c.unsure for c in cards] == [False, False, False, False, True]
+
+
+def test_the_other_corner_of_a_card_read_does_not_fill_a_missing_card():
+    hand = [*card(100, 100, "5C"), *card(400, 100, "6C"), (100 + 150, 100 + 220, {"5C": 0.3, "5S": 0.2})]
+    found = detections(*card(100, 100, "5C")[:1], *card(400, 100, "6C"), hand[-1])
+    cards, _ = cards_from_corners(found, conf=0.5, expected=3, index_like=np.ones(len(found), bool))
+    assert [c.card for c in cards] == ["5C", "6C"]
+
+
+def test_four_printed_corners_make_one_card():
+    # Decks like bonded and dondorf print an index in all four corners.
+    x, y = 100, 100
+    corners = [(x, y), (x + 110, y), (x, y + 220), (x + 110, y + 220)]
+    found = detections(*[(cx, cy, {"QS": 0.8}) for cx, cy in corners], *card(500, 100, "3H"))
+    cards, problems = cards_from_corners(found, expected=2)
+    assert [(c.card, len(c.boxes)) for c in cards] == [("QS", 4), ("3H", 2)] and problems == []
+
+
+def test_a_card_read_with_a_low_probability_is_unsure():
+    found = detections(*card(100, 100, "5H", 0.6), *card(400, 100, "JD", 0.95))
+    assert [c.unsure for c in cards_from_corners(found, conf=0.5)[0]] == [True, False]
 
 
 def test_weak_boxes_do_not_make_cards():

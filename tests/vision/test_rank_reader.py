@@ -1,0 +1,115 @@
+"""The pretrained text recognizer reading ranks, and how its opinion joins the classifier's."""
+
+import cv2
+import numpy as np
+import pytest
+
+from cribcam.scoring.cards import RANKS
+from cribcam.vision.models import rank_reader_file
+from cribcam.vision.rank_reader import RANK_TEXTS, RankReader, with_rank_opinion
+
+FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX,
+         cv2.FONT_HERSHEY_TRIPLEX)
+TURNS = (None, cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180, cv2.ROTATE_90_COUNTERCLOCKWISE)
+
+
+@pytest.fixture(scope="module")
+def rank_reader():
+    path = rank_reader_file()
+    assert path is not None, "models/rank_reader.onnx is missing"
+    return RankReader(path, threads=2)
+
+
+def index_photo(text: str, font: int, red: bool, turn, scale: float = 1.0):
+    """A card corner on a table: the rank printed above a suit mark, turned; and its index box."""
+    card = np.full((160, 120, 3), 245, np.uint8)
+    colour = (30, 30, 200) if red else (20, 20, 20)
+    (width, height), _ = cv2.getTextSize(text, font, 1.2, 3)
+    cv2.putText(card, text, (10, 10 + height), font, 1.2, colour, 3, cv2.LINE_AA)
+    cv2.circle(card, (10 + width // 2, 30 + height + 8), 9, colour, -1)  # a suit-like blob
+    box = np.array([4, 4, 16 + max(width, 24), 48 + height], float)
+    photo = np.full((260, 260, 3), (60, 110, 40), np.uint8)  # green cloth
+    photo[50:210, 70:190] = card
+    box += [70, 50, 70, 50]
+    if turn is not None:
+        mask = np.zeros(photo.shape[:2], np.uint8)
+        mask[int(box[1]):int(box[3]), int(box[0]):int(box[2])] = 1
+        photo, mask = cv2.rotate(photo, turn), cv2.rotate(mask, turn)
+        ys, xs = np.nonzero(mask)
+        box = np.array([xs.min(), ys.min(), xs.max() + 1, ys.max() + 1], float)
+    if scale != 1.0:
+        photo = cv2.resize(photo, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        box *= scale
+    return photo, box
+
+
+def read_ranks(rank_reader, **kwargs) -> float:
+    right = total = 0
+    for font in FONTS:
+        for i, text in enumerate(RANK_TEXTS):
+            photo, box = index_photo(text, font, red=i % 2 == 1, **kwargs)
+            likelihoods = rank_reader(photo, box[None])
+            right += int(likelihoods[0].argmax() == i)
+            total += 1
+    return right / total
+
+
+@pytest.mark.parametrize("turn", TURNS, ids=["upright", "quarter", "upside-down", "three-quarter"])
+def test_ranks_are_read_in_several_typefaces_at_every_quarter_turn(rank_reader, turn):
+    assert read_ranks(rank_reader, turn=turn) >= 0.9
+
+
+def test_small_indices_are_still_mostly_read(rank_reader):
+    # The index about 14 pixels high, as on a card across a table.
+    assert read_ranks(rank_reader, turn=None, scale=0.3) >= 0.75
+
+
+def test_a_box_too_small_to_read_has_no_opinion(rank_reader):
+    likelihoods = rank_reader(np.zeros((50, 50, 3), np.uint8), np.array([[10, 10, 12, 12.0]]))
+    assert np.isneginf(likelihoods).all()
+
+
+def classifier_answer(card_probabilities: dict, none: float = 0.0) -> np.ndarray:
+    row = np.zeros(53, np.float32)
+    for code, p in card_probabilities.items():
+        suit, rank = "CDHS".index(code[1]), RANKS.index(code[0])
+        row[suit * 13 + rank] = p
+    row[52] = none
+    return row
+
+
+def rank_likelihoods(rank: str, sure: float = 5.0) -> np.ndarray:
+    scores = np.zeros(13)
+    scores[RANKS.index(rank)] = sure
+    return scores
+
+
+def test_the_recognizer_settles_a_rank_the_classifier_is_unsure_of():
+    # The classifier torn between a 6 and an 8 of clubs; the recognizer reads an 8.
+    answers = np.array([classifier_answer({"6C": 0.5, "8C": 0.4}, none=0.1)])
+    asked = []
+
+    def read(boxes):
+        asked.extend(boxes.tolist())
+        return np.array([rank_likelihoods("8")])
+
+    fused = with_rank_opinion(answers, read)
+    assert asked == [0]
+    assert fused[0, :52].argmax() == classifier_answer({"8C": 1}).argmax()
+    assert fused[0, :52].sum() == pytest.approx(0.9) and fused[0, 52] == pytest.approx(0.1)
+
+
+def test_sure_ranks_and_non_indices_are_not_asked_about():
+    answers = np.array([classifier_answer({"6C": 0.9, "6S": 0.05}),  # the rank is sure (0.95)
+                        classifier_answer({"6C": 0.2, "8C": 0.2}, none=0.6)])  # most likely no index
+
+    def read(boxes):
+        raise AssertionError(f"asked about {boxes}")
+
+    assert np.array_equal(with_rank_opinion(answers, read), answers)
+
+
+def test_a_box_the_recognizer_cannot_read_keeps_the_classifier_answer():
+    answers = np.array([classifier_answer({"6C": 0.5, "8C": 0.4})])
+    fused = with_rank_opinion(answers, lambda boxes: np.full((len(boxes), 13), -np.inf))
+    assert np.array_equal(fused, answers)
