@@ -1,7 +1,9 @@
 """Following one camera: each frame's reading goes into the hand lock; which hand is locked.
 
 The desktop mode and the live web page both follow frames through a ``Follower``, so a hand
-locks, unlocks and counts as new by the same rules wherever it is watched.
+locks, unlocks and counts as new by the same rules wherever it is watched. A hand does not
+lock on a guess: while one of its cards is unsure in most of the frames that saw the hand,
+the lock waits and says which card to check.
 """
 
 from __future__ import annotations
@@ -25,12 +27,15 @@ class Step:
         new_hand: this frame locked a hand other than the last one locked. A hand that
             locks again after a passing arm or a cleared table is the same hand: it keeps
             its number, and the count the player may have fixed stays.
+        unsure: the cards that keep a hand from locking: each unsure in most of the recent
+            frames that saw the hand.
     """
 
     reading: Reading
     locked: Reading | None
     hand: int
     new_hand: bool
+    unsure: tuple[str, ...] = ()
 
 
 class Follower:
@@ -51,6 +56,9 @@ class Follower:
         """Adds one frame's reading and says what is locked now."""
         self.recent.append(reading)
         cards = self.lock.update(reading.codes).cards
+        unsure = self._mostly_unsure(cards) if cards is not None and cards != self._last_locked else ()
+        if unsure:
+            cards = None
         new_hand = cards is not None and cards != self._last_locked
         if new_hand:
             self.hand += 1
@@ -62,4 +70,10 @@ class Follower:
             # the freshest. (One always exists when a set locks: it has most of the votes.)
             self._view = next((r for r in reversed(self.recent) if frozenset(r.codes) == cards),
                               self._view)
-        return Step(reading, self._view, self.hand, new_hand)
+        return Step(reading, self._view, self.hand, new_hand, unsure)
+
+    def _mostly_unsure(self, cards: frozenset[str]) -> tuple[str, ...]:
+        """The cards of ``cards`` read unsure in most of the recent frames that saw them all."""
+        frames = [r for r in self.recent if frozenset(r.codes) == cards]
+        doubts = [seen.card for r in frames for seen in r.cards if seen.unsure]
+        return tuple(sorted(c for c in cards if 2 * doubts.count(c) > len(frames)))

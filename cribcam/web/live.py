@@ -59,10 +59,12 @@ def frame():
     opens a new session), ``crib`` and ``variant`` as for /api/read.
 
     Returns:
-        ``{"session", "frame", "reading", "locked", "hand", "new_hand", "report"}``:
+        ``{"session", "frame", "reading", "locked", "hand", "new_hand", "unsure", "report"}``:
         ``reading`` is this frame's cards with their boxes (``Reading.as_dict``); ``hand``
-        numbers the last hand locked (0: none yet); ``report`` is the locked hand's reading
-        and count as /api/read answers, or null while nothing is locked.
+        numbers the last hand locked (0: none yet); ``unsure`` lists the cards that keep a
+        hand from locking (unsure in most recent frames: the player should check them);
+        ``report`` is the locked hand's reading and count as /api/read answers, or null
+        while nothing is locked.
     """
     from cribcam.vision.report import expected_cards, reading_report
     from cribcam.web import reader_slot
@@ -83,4 +85,4 @@ def frame():
               if step.locked is not None else None)
     return jsonify(session=session_id, frame=number, reading=reading.as_dict(),
                    locked=step.locked is not None, hand=step.hand, new_hand=step.new_hand,
-                   report=report)
+                   unsure=list(step.unsure), report=report)

@@ -14,9 +14,9 @@ A = ["5H", "5C", "5S", "JD", "5D"]
 B = ["2C", "3D", "4S", "9H", "KD"]
 
 
-def reading(codes, starter=None, x=0.0) -> Reading:
+def reading(codes, starter=None, x=0.0, unsure=()) -> Reading:
     """A reading of ``codes`` left to right (``x`` moves the boxes, to tell frames apart)."""
-    cards = tuple(SeenCard(code, 0.9, ((x + 40.0 * i, 10.0, x + 40.0 * i + 20, 40.0),))
+    cards = tuple(SeenCard(code, 0.9, ((x + 40.0 * i, 10.0, x + 40.0 * i + 20, 40.0),), unsure=code in unsure)
                   for i, code in enumerate(codes))
     return Reading(cards, starter, (), 640, 480)
 
@@ -108,3 +108,20 @@ def test_desktop_follow_stops_when_the_window_is_closed():
                         {"starter": None, "crib": False, "claim": None, "variant": "six-card"},
                         on_frame))
     assert hands == [] and len(calls) == 3
+
+
+def test_a_hand_does_not_lock_on_a_card_unsure_in_most_frames_and_says_which():
+    follower = Follower(HandLock(window=8, agree=5))
+    steps = [follower.update(reading(A, unsure={"JD"} if i % 4 else set())) for i in range(8)]
+    assert all(s.locked is None for s in steps)
+    assert steps[-1].unsure == ("JD",) and steps[-1].hand == 0
+    # Once the card reads surely in most frames, the hand locks.
+    for _ in range(5):
+        step = follower.update(reading(A))
+    assert step.locked is not None and step.locked.codes == A and step.unsure == ()
+
+
+def test_a_card_unsure_now_and_then_does_not_hold_the_lock():
+    follower = Follower(HandLock(window=8, agree=5))
+    steps = [follower.update(reading(A, unsure={"JD"} if i == 2 else set())) for i in range(5)]
+    assert steps[-1].locked is not None and steps[-1].new_hand
