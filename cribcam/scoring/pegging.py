@@ -1,11 +1,23 @@
-"""The play (pegging): scoring cards as they are played towards 31.
+"""The play (pegging): scoring cards as they are played towards 31, in the order of play.
 
 A play is written the way it happens at the table, one token per turn: ``A:K`` (player A
 plays a king), ``B:go``, ``A:2=3`` (A plays a two and claims 3 points). Suits are optional
-(``A:KH``), since only ranks score in the play. Where one series ends and the next begins
-follows from the rules: at 31, when the next card would pass 31, or when a player who said
-go plays again; the last player of a series that ends short of 31 pegs 1 for the go, and the
-very last card of the play pegs 1 for last.
+(``A:KH``), since only ranks score in the play.
+
+The order of play is kept here, once, for ``cribcam peg``, the game's play entries and the
+API alike (Hoyle's rules):
+
+- the players take turns in their seating order, the leader first;
+- a player who cannot play says "go", on his own turn; the others go on playing in turn as
+  long as they can, skipping whoever said go or has no card left;
+- when nobody can play on, the last player to play pegs 1 for the go, the count starts
+  afresh, and the player after him (on his left) leads; likewise after a 31 (2 for the 31,
+  no go point);
+- a player whose card would pass 31 cannot play it: a card written there means everybody
+  went go before it, so it must be the lead of the next count;
+- the very last card of the play pegs 1 for last.
+
+A turn out of order is refused (``TurnError``), naming whose turn it was.
 """
 
 from __future__ import annotations
@@ -140,47 +152,180 @@ class Pegging:
         return {"events": [e.as_dict() for e in self.events], "totals": self.totals}
 
 
-def score_play(plays: Iterable[Play | str] | str) -> Pegging:
-    """Scores the play.
+class TurnError(CardError):
+    """A turn out of the order of play: a card or a go from a player whose turn it is not,
+    or a card from a player whose hand is played out."""
+
+
+HAND_SIZE = rules.VARIANTS[rules.DEFAULT_VARIANT].hand_size  # cards each player plays: 4
+MAX_VALUE = 10  # a ten or a face card
+
+
+def score_play(plays: Iterable[Play | str] | str, players: Iterable[str] | None = None,
+               hand_size: int | None = HAND_SIZE) -> Pegging:
+    """Scores the play, checking the order of play as it goes.
 
     Args:
         plays: the turns in order, as ``Play`` objects or tokens like ``"A:K"`` (a string is
             split on spaces and commas).
+        players: the players in seating order, the leader first (each one's left is the
+            next); by default the order in which they first appear in the turns.
+        hand_size: the cards each player holds for the play (4; 3 in five-card cribbage); a
+            player who has played them all is passed over. None when not known: then a
+            player with no card left says go like any other.
 
     Raises:
+        TurnError: a turn out of order, naming whose turn it is.
         CardError: a malformed turn, or a card played twice.
     """
     if isinstance(plays, str):
         plays = plays.replace(",", " ").split()
     plays = [p if isinstance(p, Play) else Play.parse(p) for p in plays]
     _check_cards(plays)
-
+    order = _seating(plays, players)
+    table = _Table(order, hand_size)
     events: list[PegEvent] = []
-    series: list[PegEvent] = []  # card events of the current series
-    said_go: set[str] = set()
-    count = 0
-    for play in plays:
-        if play.card is None:
-            said_go.add(play.player)
-            events.append(PegEvent(play, count, []))
-            continue
-        if series and (count + play.card.value > rules.THIRTY_ONE or play.player in said_go):
-            series[-1].items.append(Item("go", rules.GO, ()))
-            series, said_go, count = [], set(), 0
-        count += play.card.value
-        event = PegEvent(play, count, [])
-        series.append(event)
-        event.items.extend(_scores(series, count))
-        events.append(event)
-        if count == rules.THIRTY_ONE:
-            series, said_go, count = [], set(), 0
-    if series:
-        series[-1].items.append(Item("last", rules.LAST_CARD, ()))
+    for number, play in enumerate(plays, 1):
+        table.check(play, number)
+        events.append(table.take(play))
+    table.finish()
 
     for event in events:
         if event.play.claim is not None:
             event.verdict = judge_claim(event.play.claim, event.points, event.items, what="peg")
     return Pegging(tuple(events))
+
+
+def _seating(plays: list[Play], players: Iterable[str] | None) -> list[str]:
+    if players is not None:
+        order = list(players)
+        if len(order) < 2 or len(set(order)) != len(order):
+            raise CardError(f"the play needs two players or more, each named once, not "
+                            f"{', '.join(order) or 'none'}")
+        for play in plays:
+            if play.player not in order:
+                raise TurnError(f"{play.player!r} is not one of the players "
+                                f"({', '.join(order)})")
+        return order
+    order = list(dict.fromkeys(play.player for play in plays))
+    if len(order) == 1 and len(plays) > 1:
+        raise TurnError(f"every turn is {order[0]}'s: the players take turns, so write the "
+                        f"others' turns too, and their go (NAME:go)")
+    return order
+
+
+class _Table:
+    """The order of play as the turns come: whose turn it is, the count, who said go."""
+
+    def __init__(self, order: list[str], hand_size: int | None):
+        self.order = order
+        self.hand_size = hand_size
+        self.left = {player: hand_size for player in order} if hand_size else None
+        self.turn: str | None = order[0] if order else None  # None: every card is played
+        self.count = 0
+        self.went: set[str] = set()  # said go in this count
+        self.series: list[PegEvent] = []  # the card events of this count
+        self.last: str | None = None  # who played the last card of this count
+
+    def has_cards(self, player: str) -> bool:
+        return self.left is None or self.left[player] > 0
+
+    def can_go_on(self, player: str) -> bool:
+        return player not in self.went and self.has_cards(player)
+
+    def after(self, player: str, test) -> str | None:
+        """The first player after ``player`` (ending with himself) who passes ``test``."""
+        start = self.order.index(player)
+        for step in range(1, len(self.order) + 1):
+            other = self.order[(start + step) % len(self.order)]
+            if test(other):
+                return other
+        return None
+
+    def check(self, play: Play, number: int) -> None:
+        """``TurnError`` unless ``play`` is the turn the rules expect here."""
+        where = f"turn {number} ({_token(play)})"
+        player, card = play.player, play.card
+        if self.turn is None:
+            raise TurnError(f"{where}: the play is over, every card is played")
+        if card is not None and not self.has_cards(player):
+            raise TurnError(f"{where}: {player} has played all {self.hand_size} of his cards")
+        if card is not None and self.series and self.count + card.value > rules.THIRTY_ONE:
+            leader = self.after(self.last, self.has_cards)
+            if player == leader:
+                return  # everybody went go: this card leads the next count
+            if player == self.turn:
+                raise TurnError(f"{where}: {player} cannot play a {card.code} on {self.count}, "
+                                f"it would pass 31: {player} says go ({player}:go)")
+        if player == self.turn:
+            # A player who holds a card must play if he can: every card fits on 21 or less.
+            if card is None and self.hand_size is not None and \
+                    self.count + MAX_VALUE <= rules.THIRTY_ONE:
+                raise TurnError(f"{where}: {player} cannot say go on {self.count}: any card "
+                                f"fits under 31, so {player} plays one")
+            return
+        why = f"it is {self.turn}'s turn, not {player}'s"
+        if number == 1:
+            why += f": {self.turn} leads"
+        elif player in self.went:
+            why += (f": {player} said go, and plays again only when the count starts afresh"
+                    if card else f": {player} has said go already")
+        elif card is None:
+            why += f": {player} says go only on his own turn"
+        elif player == self.last:
+            why += f": {player} plays again only after {self.turn} says go ({self.turn}:go)"
+        if card is not None and self.series and self.count + card.value > rules.THIRTY_ONE:
+            why += f" (and a {card.code} on {self.count} would pass 31)"
+        raise TurnError(f"{where}: {why}")
+
+    def take(self, play: Play) -> PegEvent:
+        """Scores a turn that ``check`` let through, and moves the turn on."""
+        if play.card is None:
+            self.went.add(play.player)
+            event = PegEvent(play, self.count, [])
+            self._pass_turn(play.player)
+            return event
+        if self.series and self.count + play.card.value > rules.THIRTY_ONE:
+            self._end_count()
+        self.count += play.card.value
+        if self.left is not None:
+            self.left[play.player] -= 1
+        event = PegEvent(play, self.count, [])
+        self.series.append(event)
+        event.items.extend(_scores(self.series, self.count))
+        self.last = play.player
+        if self.count == rules.THIRTY_ONE:
+            self._end_count()
+        else:
+            self._pass_turn(play.player)
+        return event
+
+    def finish(self) -> None:
+        """The turns are all in: the last card of a count still open pegs 1 for last."""
+        if self.series:
+            self.series[-1].items.append(Item("last", rules.LAST_CARD, ()))
+
+    def _pass_turn(self, player: str) -> None:
+        following = self.after(player, self.can_go_on)
+        if following is None:  # nobody can play on
+            self._end_count()
+        else:
+            self.turn = following
+
+    def _end_count(self) -> None:
+        """The count ends: 1 for the go (or for last) to the last card under 31; the player
+        after the last to play leads the next."""
+        if self.series and self.count < rules.THIRTY_ONE:
+            over = not any(self.has_cards(player) for player in self.order)
+            self.series[-1].items.append(Item("last", rules.LAST_CARD, ()) if over
+                                         else Item("go", rules.GO, ()))
+        # A count with no card (every player said go, hand sizes unknown): the play is over.
+        self.turn = None if self.last is None else self.after(self.last, self.has_cards)
+        self.count, self.went, self.series, self.last = 0, set(), [], None
+
+
+def _token(play: Play) -> str:
+    return f"{play.player}:{play.card.code if play.card else 'go'}"
 
 
 def _scores(series: list[PegEvent], count: int) -> list[Item]:

@@ -1,6 +1,7 @@
 import pytest
 
 from cribcam.scoring import CardError, score_play
+from cribcam.scoring.pegging import TurnError
 
 
 def test_the_worked_example_comes_out_exactly():
@@ -65,3 +66,71 @@ def test_claims_are_judged():
 def test_bad_turns(turns, message):
     with pytest.raises(CardError, match=message):
         score_play(turns)
+
+
+# ---- the order of play ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("turns, message", [
+    # the case: A plays twice without B's go
+    ("A:5 B:5 A:5 A:5", "turn 4 (A:5): it is B's turn, not A's: A plays again only after B "
+                        "says go (B:go)"),
+    ("A:K B:6 A:K B:go B:2", "turn 5 (B:2): it is A's turn, not B's: B said go, and plays "
+                             "again only when the count starts afresh"),
+    ("A:K B:K A:K A:go", "turn 4 (A:go): it is B's turn, not A's: A says go only on his own "
+                         "turn"),
+    ("A:K B:K C:K A:go B:5", "turn 5 (B:5): B cannot play a 5 on 30, it would pass 31: B says "
+                             "go (B:go)"),
+    ("A:K B:K A:K A:5", "turn 4 (A:5): it is B's turn, not A's"),
+    ("A:K B:go", "turn 2 (B:go): B cannot say go on 10: any card fits under 31"),
+    ("A:A B:2 A:3 B:4 A:5 B:6 A:7 B:go A:8", "turn 9 (A:8): A has played all 4 of his cards"),
+    ("A:K B:6 A:K B:go A:2 A:2 B:8 B:7 B:9 A:3", "the play is over, every card is played"),
+    ("A:5 A:5", "every turn is A's: the players take turns"),
+])
+def test_a_turn_out_of_order_is_refused_naming_whose_turn_it_is(turns, message):
+    with pytest.raises(TurnError) as caught:
+        score_play(turns)
+    assert message in str(caught.value)
+
+
+def test_after_a_go_the_other_plays_on_and_the_next_count_starts_after_him():
+    play = score_play("A:K B:K A:5 B:go A:5 A:go B:A A:J B:9 B:8")
+    # 10, 20, 25; B go; A 30 (a pair); A cannot play on: 1 for the go; B, on his left, leads;
+    # A's hand is played out after his jack, so B plays on alone, and pegs 1 for last
+    assert [(e.play.player, e.count, e.points) for e in play.events] == [
+        ("A", 10, 0), ("B", 20, 2), ("A", 25, 0), ("B", 25, 0), ("A", 30, 3), ("A", 30, 0),
+        ("B", 1, 0), ("A", 11, 0), ("B", 20, 0), ("B", 28, 1)]
+
+
+def test_a_card_that_would_pass_31_leads_the_next_count_when_nobody_could_play():
+    # 30, then B's 5: B went go and A could not play, so A pegs the go and B leads
+    play = score_play("A:K B:K A:K B:5 A:5")
+    assert [(e.play.player, e.count, e.points) for e in play.events] == [
+        ("A", 10, 0), ("B", 20, 2), ("A", 30, 7), ("B", 5, 0), ("A", 10, 3)]
+
+
+def test_after_31_the_player_on_the_left_of_the_last_leads():
+    play = score_play("A:K B:K C:A D:K A:5", players=["A", "B", "C", "D"])  # D's 31: A leads
+    assert [(e.count, e.points) for e in play.events][-2:] == [(31, 2), (5, 1)]
+    with pytest.raises(TurnError, match="turn 5 \\(B:5\\): it is A's turn, not B's"):
+        score_play("A:K B:K C:A D:K B:5", players=["A", "B", "C", "D"])
+
+
+def test_the_seating_and_the_leader_can_be_given():
+    with pytest.raises(TurnError, match="turn 1 \\(A:5\\): it is B's turn, not A's: B leads"):
+        score_play("A:5 B:5", players=["B", "A"])
+    with pytest.raises(TurnError, match="'C' is not one of the players \\(A, B\\)"):
+        score_play("A:5 C:5", players=["A", "B"])
+    # three players in seating order A, B, C: B went go and is passed over
+    play = score_play("A:9 B:8 C:7 A:6 B:go C:go A:A", players=["A", "B", "C"])
+    assert play.totals == {"A": 6, "B": 0, "C": 3}
+
+
+def test_a_player_with_no_card_left_is_passed_over():
+    # five-card cribbage, three cards each: B's last card pegs the go, as A went go and B's
+    # hand is played out; A leads the next count and plays on alone
+    play = score_play("B:K A:K B:5 A:go B:A A:9 A:8", hand_size=3)
+    assert [e.points for e in play.events] == [0, 2, 0, 0, 1, 0, 1]
+    assert [i.kind for i in play.events[4].items] == ["go"]
+    assert play.events[-1].said == "17 and 1 for last"
+    with pytest.raises(TurnError, match="turn 7 \\(B:2\\): B has played all 3 of his cards"):
+        score_play("B:K A:K B:5 A:go B:A A:9 B:2", hand_size=3)
