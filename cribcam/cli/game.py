@@ -7,6 +7,7 @@
     cribcam game add ID show [CARD ...] [--claim N] [--player P] [--crib]
     cribcam game add ID irregularity PLAYER hand|crib|peg [--by P]
     cribcam game show ID [--json] | undo ID [--entry N] | next ID | export ID [--out FILE]
+    cribcam game list [--page N] [--per-page N] [--json]   (the games kept, last changed first)
 
 Games are kept in the database of ``--db URL``, else ``CRIBCAM_DB``, else the SQLite file in
 the user's data folder: the same games the web app shows.
@@ -79,6 +80,15 @@ def add_parser(subparsers) -> None:
         "--entry", type=int, metavar="N", help="the entry to drop, numbered as `show` lists "
                                                "them (the entries after it must still fit)")
 
+    listing = commands.add_parser("list", parents=[database],
+                                  help="the games kept, the last changed first")
+    listing.add_argument("--page", type=_positive, default=1, metavar="N",
+                         help="which page of the list (default 1)")
+    listing.add_argument("--per-page", type=_positive, metavar="N",
+                         help="games a page (default 20, at most 100)")
+    listing.add_argument("--json", action="store_true", help="print the page as JSON")
+    listing.set_defaults(handler=run_list)
+
     export = commands.add_parser("export", parents=[database], help="the game as JSON")
     export.add_argument("game_id", metavar="ID")
     export.add_argument("--out", type=Path, metavar="FILE", help="write it here (default: print)")
@@ -109,6 +119,9 @@ def run_add(args) -> int:
     print(line.text)
     for note in line.notes:
         print(f"  {note}")
+    if line.unscored:
+        print("  Not scored, the game was over: " + "; ".join(
+            f"{game.setup.side_name(c.side)} {c.points} ({c.reason})" for c in line.unscored))
     print(format_state(store.state(args.game_id), log=False))
     return 0
 
@@ -129,6 +142,51 @@ def run_next(args) -> int:
     game_id = _game_call(lambda: store.next_game(args.game_id))
     print(f"Game {game_id}")
     return _print_state(args, store.state(game_id))
+
+
+def run_list(args) -> int:
+    from cribcam.game.store import MAX_PER_PAGE, PER_PAGE
+
+    per_page = args.per_page or PER_PAGE
+    if per_page > MAX_PER_PAGE:
+        raise UsageError(f"--per-page {per_page}: at most {MAX_PER_PAGE} games a page")
+    store = _store(args)
+    listing = store.page(args.page, per_page)
+    if args.json:
+        print(json.dumps(listing, ensure_ascii=False))
+    else:
+        print(format_list(listing))
+    return 0
+
+
+def format_list(listing: dict) -> str:
+    """The games as a table: id, sides and scores, where the game stands, last change."""
+    if not listing["games"]:
+        if listing["total"]:
+            return (f"No games on page {listing['page']}: the {listing['total']} games kept "
+                    f"fill {listing['pages']} page{'s' if listing['pages'] != 1 else ''}.")
+        return "No games kept yet: start one with cribcam game new --players Ann Bob"
+    rows = [("ID", "PLAYERS", "SCORE", "TO", "STATE", "LAST CHANGE (UTC)")]
+    for game in listing["games"]:
+        rows.append((game["id"], " v ".join(side["name"] for side in game["sides"]),
+                     "-".join(str(side["score"]) for side in game["sides"]),
+                     str(game["target"]), game["status"],
+                     game["changed"][:16].replace("T", " ")))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
+             for row in rows]
+    first = (listing["page"] - 1) * listing["per_page"] + 1
+    lines.append(f"Games {first}-{first + len(listing['games']) - 1} of {listing['total']}"
+                 + (f" (page {listing['page']} of {listing['pages']}: --page "
+                    f"{listing['page'] + 1} for more)" if listing["page"] < listing["pages"]
+                    else "") + ". Open one: cribcam game show ID")
+    return "\n".join(lines)
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1")
+    return int(text)
 
 
 def run_export(args) -> int:
@@ -174,6 +232,9 @@ def format_state(state: dict, log: bool = True) -> str:
         for number, line in enumerate(state["log"], 1):
             points = ", ".join(f"{c['side']} {c['points']}" for c in line["scored"])
             lines.append(f"  {number:>3}. {line['text']}" + (f"  [{points}]" if points else ""))
+            if line["unscored"]:
+                lines.append("       not scored, the game was over: " + "; ".join(
+                    f"{c['side']} {c['points']} ({c['reason']})" for c in line["unscored"]))
     width = max(len(side["name"]) for side in state["sides"])
     for side in state["sides"]:
         lines.append(f"  {side['name']:<{width}}  {side['score']:>3}  (back peg {side['back']})")

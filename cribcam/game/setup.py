@@ -119,10 +119,22 @@ class Setup:
         return " & ".join(self.sides[side])
 
     def player(self, name) -> str:
-        """``name`` if it is a player of this game, else a ``GameError`` listing them."""
-        if name not in self.players:
-            raise GameError(f"{name!r} is not a player of this game ({', '.join(self.players)})")
-        return name
+        """The player ``name`` stands for: his name, the name in other letter case, or his
+        initial when no other player's name starts with it (``b`` for Bob); else a
+        ``GameError`` listing the players, or naming the players an initial could mean."""
+        if name in self.players:
+            return name
+        if isinstance(name, str) and name:
+            folded = name.casefold()
+            for matches in ([p for p in self.players if p.casefold() == folded],
+                            [p for p in self.players if len(name) == 1
+                             and p[0].casefold() == folded]):
+                if len(matches) == 1:
+                    return matches[0]
+                if matches:
+                    raise GameError(f"{name!r} could be {' or '.join(matches)}: write the "
+                                    f"name in full")
+        raise GameError(f"{name!r} is not a player of this game ({', '.join(self.players)})")
 
     def left_of(self, player: str, steps: int = 1) -> str:
         return self.players[(self.players.index(player) + steps) % len(self.players)]

@@ -3,8 +3,8 @@
 The log is the truth: it is what is saved, and undoing an entry is dropping it and replaying
 the rest. ``Game.apply`` checks an entry against the rules at that point of the game and
 scores it, one peg at a time, so that the game ends the moment a side reaches the target:
-any points after that in the same entry are listed as not scored, and no later entry is
-taken.
+the winner pegs out in the game hole (his score stops at the target), any points past it or
+after it in the same entry are listed as not scored, and no later entry is taken.
 
 Choices where the rules leave it open (documented here once):
 
@@ -24,7 +24,7 @@ Choices where the rules leave it open (documented here once):
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from cribcam.game.entries import (IRREGULARITIES, Deal, Entry, Irregularity, Peg, PlayTurns,
                                   Show, parse_entry)
@@ -64,7 +64,7 @@ class Line:
         entry: the entry in its stored form.
         text: what happened, in words.
         scored: the points pegged.
-        unscored: points that came after the game was won, and so were not pegged.
+        unscored: points past the game hole, or after the game was won: not pegged.
         notes: judgements of claims, and the like.
     """
 
@@ -206,9 +206,15 @@ class Game:
         if deal.plays:
             raise GameError("the play of this deal is already entered (undo it to enter it "
                             "again)")
-        for play in entry.turns:
-            self.setup.player(play.player)
-        pegging = score_play(entry.turns)
+        # Each turn's player by his name, also when written by his initial (B:K for Bob).
+        entry = PlayTurns(tuple(replace(play, player=self.setup.player(play.player))
+                                for play in entry.turns))
+        seating = [who for who in deal.order if who != CRIB]  # from the dealer's left
+        leader = entry.turns[0].player
+        if leader != seating[0]:
+            raise GameError(f"{seating[0]}, on the dealer's left, leads the play, not {leader}")
+        # The order of play is the pegging core's to keep, as for `cribcam peg`.
+        pegging = score_play(entry.turns, players=seating, hand_size=self.setup.hand_size)
         line = Line(entry.as_dict(), f"The play: {' '.join(entry.as_dict()['turns'])}")
         played = self._check_play(deal, pegging)
         for event in pegging.events:
@@ -226,6 +232,7 @@ class Game:
     def _peg(self, entry: Peg) -> Line:
         self._deal_in_play()
         player = self.setup.player(entry.player)
+        entry = replace(entry, player=player)
         line = Line(entry.as_dict(), f"{player} pegs {entry.points} in the play")
         self._credit(line, player, entry.points, f"the play: {player} pegs {entry.points}")
         return line
@@ -238,9 +245,11 @@ class Game:
         if entry.crib is not None and entry.crib != crib:
             raise GameError(f"the crib is counted last: {self._expecting()}" if entry.crib
                             else f"the hands are all shown: {self._expecting()}")
-        if entry.player is not None and self.setup.player(entry.player) != owner:
-            raise GameError(f"it is {owner}'s turn to show {'the crib' if crib else 'his hand'}, "
-                            f"not {entry.player}'s")
+        if entry.player is not None:
+            entry = replace(entry, player=self.setup.player(entry.player))
+            if entry.player != owner:
+                raise GameError(f"it is {owner}'s turn to show "
+                                f"{'the crib' if crib else 'his hand'}, not {entry.player}'s")
         what = f"{owner}'s {'crib' if crib else 'hand'}"
         deal.order.pop(0)  # before scoring: if this show wins, it is not among those left
         if entry.cards:
@@ -262,6 +271,7 @@ class Game:
     def _irregularity(self, entry: Irregularity) -> Line:
         offender = self.setup.player(entry.player)
         taker = self.setup.player(entry.by) if entry.by else self.setup.next_opponent(offender)
+        entry = replace(entry, player=offender, by=entry.by and taker)
         if self.setup.side_of(taker) == self.setup.side_of(offender):
             raise GameError(f"{taker} is on {offender}'s side: an opponent takes the points")
         line = Line(entry.as_dict(), f"Irregularity: {offender}, {IRREGULARITIES[entry.kind]}")
@@ -283,10 +293,8 @@ class Game:
         return deal
 
     def _check_play(self, deal: DealState, pegging) -> dict[str, int]:
-        """The cards each player played; ``GameError`` for a play no deal can have."""
-        leader = pegging.events[0].play.player
-        if leader != deal.order[0]:
-            raise GameError(f"{deal.order[0]}, on the dealer's left, leads the play, not {leader}")
+        """The cards each player played; ``GameError`` for a play no deal can have (the order
+        of play and the size of the hands are checked by ``score_play``)."""
         played: dict[str, int] = {}
         for event in pegging.events:
             card = event.play.card
@@ -295,16 +303,14 @@ class Game:
             if deal.starter and (card.rank, card.suit) == (deal.starter.rank, deal.starter.suit):
                 raise GameError(f"{deal.starter} is the starter: nobody can play it")
             played[event.play.player] = played.get(event.play.player, 0) + 1
-            if played[event.play.player] > self.setup.hand_size:
-                raise GameError(f"{event.play.player} plays a {played[event.play.player]}th card; "
-                                f"a hand holds {self.setup.hand_size}")
         if self.setup.variant == "five-card":
-            ends = [e for e in pegging.events[:-1]
-                    if any(item.kind in ("go", "thirty-one") for item in e.items)]
-            if ends:
+            cards = [e for e in pegging.events if e.play.card is not None]
+            end = next((e for e in cards if any(item.kind in ("go", "thirty-one")
+                                                for item in e.items)), None)
+            if end is not None and end is not cards[-1]:
                 raise GameError("in five-card cribbage the play stops at the first go or 31: "
-                                f"no card is played after {ends[0].play.player}'s "
-                                f"{ends[0].play.card.code}")
+                                f"no card is played after {end.play.player}'s "
+                                f"{end.play.card.code}")
         return played
 
     def _check_play_complete(self, deal: DealState, pegging, played: dict[str, int]) -> None:
@@ -373,13 +379,17 @@ class Game:
         if points <= 0:
             return
         side = self.setup.side_of(player)
-        credit = Credit(side, points, reason)
         if self.over:
-            line.unscored.append(credit)
+            line.unscored.append(Credit(side, points, reason))
             return
+        # The winner pegs out in the game hole: the score stops at the target, and the rest
+        # of these points is listed as not scored.
+        pegged = min(points, self.setup.target - self.scores[side])
         self.back[side] = self.scores[side]
-        self.scores[side] += points
-        line.scored.append(credit)
+        self.scores[side] += pegged
+        line.scored.append(Credit(side, pegged, reason))
+        if pegged < points:
+            line.unscored.append(Credit(side, points - pegged, f"{reason}, past the game hole"))
         if self.scores[side] >= self.setup.target:
             self.winner = side
             self.ended = self._why(side, reason)

@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from sqlalchemy import (JSON, Column, DateTime, ForeignKey, Integer, MetaData, String, Table,
-                        create_engine, delete, func, insert, inspect, select, update)
+                        create_engine, delete, func, insert, inspect, select, text, update)
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
 
@@ -27,6 +27,8 @@ from cribcam.game import Game, GameError, Setup, replay, tally
 from cribcam.game import undo as undo_entry
 
 DB_ENV = "CRIBCAM_DB"
+PER_PAGE = 20  # games a page of the list of games, by default
+MAX_PER_PAGE = 100
 
 metadata = MetaData()
 schema_version = Table("schema_version", metadata, Column("version", Integer, nullable=False))
@@ -42,6 +44,8 @@ games = Table(
     Column("number", Integer, nullable=False),  # 1 for the first game of its match
     Column("setup", JSON, nullable=False),
     Column("created", DateTime(timezone=True), nullable=False),
+    # When an entry was last added or undone (schema 2): the list of games is in this order.
+    Column("changed", DateTime(timezone=True), nullable=True, index=True),
 )
 entries = Table(
     "entries", metadata,
@@ -53,11 +57,26 @@ entries = Table(
 
 
 def _create_v1(connection: Connection) -> None:
+    # The tables as this cribcam defines them: a new database gets the later columns here
+    # already, and the later migrations add only what is missing.
     metadata.create_all(connection, tables=[matches, games, entries])
 
 
+def _changed_v2(connection: Connection) -> None:
+    """``games.changed``: when the game last changed, set from its entries for the games
+    kept before."""
+    if "changed" not in {column["name"] for column in inspect(connection).get_columns("games")}:
+        kind = games.c.changed.type.compile(dialect=connection.dialect)
+        connection.execute(text(f"ALTER TABLE games ADD COLUMN changed {kind}"))
+        connection.execute(text("CREATE INDEX ix_games_changed ON games (changed)"))
+    last_entry = (select(func.max(entries.c.created)).where(entries.c.game_id == games.c.id)
+                  .scalar_subquery())
+    connection.execute(update(games).where(games.c.changed.is_(None))
+                       .values(changed=func.coalesce(last_entry, games.c.created)))
+
+
 # Each migration takes the schema from its index to the next version; append, never edit.
-MIGRATIONS = [_create_v1]
+MIGRATIONS = [_create_v1, _changed_v2]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -125,7 +144,7 @@ def migrate(engine: Engine) -> int:
 
 
 class GameStore:
-    """Saved games: create one, add an entry, undo, read the state, export.
+    """Saved games: create one, add an entry, undo, read the state, export, list them.
 
     Args:
         url: a database URL; None for ``default_url()``.
@@ -145,7 +164,8 @@ class GameStore:
                                         .where(games.c.match_id == match_id)).scalar_one() + 1
             game_id = _new_id()
             connection.execute(insert(games).values(id=game_id, match_id=match_id, number=number,
-                                                    setup=setup.as_dict(), created=now))
+                                                    setup=setup.as_dict(), created=now,
+                                                    changed=now))
         return game_id
 
     def game(self, game_id: str) -> Game:
@@ -165,8 +185,11 @@ class GameStore:
                 setup, log = self._load(connection, game_id, for_update=True)
                 game = replay(setup, log)
                 line = game.apply(entry)
+                now = _now()
                 connection.execute(insert(entries).values(game_id=game_id, seq=len(log),
-                                                          entry=line.entry, created=_now()))
+                                                          entry=line.entry, created=now))
+                connection.execute(update(games).where(games.c.id == game_id)
+                                   .values(changed=now))
         except IntegrityError:
             raise GameConflict("another entry was saved at the same moment: reload the game "
                                "and enter it again") from None
@@ -182,11 +205,44 @@ class GameStore:
             # The log stays numbered 0, 1, 2...: the entries after the one dropped move down.
             connection.execute(delete(entries).where(entries.c.game_id == game_id,
                                                      entries.c.seq >= start))
+            now = _now()
             if kept[start:]:
                 connection.execute(insert(entries), [
-                    {"game_id": game_id, "seq": seq, "entry": entry, "created": _now()}
+                    {"game_id": game_id, "seq": seq, "entry": entry, "created": now}
                     for seq, entry in enumerate(kept[start:], start)])
+            connection.execute(update(games).where(games.c.id == game_id).values(changed=now))
         return game
+
+    def page(self, page: int = 1, per_page: int = PER_PAGE) -> dict:
+        """Page ``page`` (1 for the first) of the games kept, as ``GET /api/games`` answers:
+        ``{"games", "page", "per_page", "total", "pages"}``."""
+        found = self.games(limit=per_page, offset=(page - 1) * per_page)
+        pages = max(1, -(-found["total"] // per_page))
+        return {"games": found["games"], "page": page, "per_page": per_page,
+                "total": found["total"], "pages": pages}
+
+    def games(self, limit: int = PER_PAGE, offset: int = 0) -> dict:
+        """The games kept, the last changed first: ``{"games": [...], "total": N}``.
+
+        Each game is a summary for a list to pick it from: its id, its match and number in
+        the match, the players, each side's score, its state (in play, with what comes next,
+        or over, with the winner) and when it was created and last changed.
+        """
+        with self.engine.connect() as connection:
+            total = connection.execute(select(func.count()).select_from(games)).scalar_one()
+            rows = connection.execute(
+                select(games.c.id, games.c.match_id, games.c.number, games.c.setup,
+                       games.c.created, games.c.changed)
+                .order_by(games.c.changed.desc(), games.c.id).limit(limit).offset(offset)).all()
+            logs: dict[str, list] = {row.id: [] for row in rows}
+            if rows:
+                for game_id, entry in connection.execute(
+                        select(entries.c.game_id, entries.c.entry)
+                        .where(entries.c.game_id.in_(list(logs)))
+                        .order_by(entries.c.game_id, entries.c.seq)):
+                    logs[game_id].append(entry)
+        return {"games": [_summary(row, replay(Setup.from_dict(row.setup), logs[row.id]))
+                          for row in rows], "total": total}
 
     def next_game(self, game_id: str) -> str:
         """Starts the next game of a finished game's match (the loser deals first), or gives
@@ -248,6 +304,40 @@ class GameStore:
         if match_id is None:
             raise GameNotFound(f"no game {game_id!r}")
         return match_id
+
+
+def _summary(row, game: Game) -> dict:
+    setup = game.setup
+    return {
+        "id": row.id, "match": row.match_id, "number": row.number,
+        "players": list(setup.players), "variant": setup.variant, "target": setup.target,
+        "sides": [{"name": setup.side_name(i), "score": score}
+                  for i, score in enumerate(game.scores)],
+        "entries": len(game.log), "over": game.over,
+        "winner": setup.side_name(game.winner) if game.over else None,
+        "next": game.expecting(), "status": status(game),
+        "created": _iso(row.created), "changed": _iso(row.changed or row.created),
+    }
+
+
+def status(game: Game) -> str:
+    """Where a game stands, in a few words: "Ann won (lurch)", "deal 2: Bob's hand next"."""
+    if game.over:
+        result = game.result
+        kinds = sorted({loss.kind for loss in result.losses})
+        return f"{game.setup.side_name(game.winner)} won ({', '.join(kinds)})"
+    step = game.expecting()
+    if step["step"] == "deal":
+        return "not started" if game.deal is None else f"{step['player']} to deal"
+    what = {"play": "the play", "show": f"{step['player']}'s {'crib' if step['crib'] else 'hand'}"}
+    return f"deal {game.deal.number}: {what[step['step']]} next"
+
+
+def _iso(moment: datetime) -> str:
+    """A stored time as ISO 8601 in UTC (SQLite gives it back without its time zone)."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).isoformat(timespec="seconds")
 
 
 def _new_id() -> str:

@@ -1,5 +1,9 @@
 """The scoreboard: the page ``/game`` and its JSON API under ``/api/games``.
 
+    GET  /api/games?page=1&per_page=20  the games kept, the last changed first: {"games":
+                                      [{"id", "players", "sides": [{"name", "score"}], "over",
+                                      "winner", "status", "changed", ...}], "page", "per_page",
+                                      "total", "pages"} (per_page at most 100)
     POST /api/games                   {"players": ["Ann", "Bob"] or 2, "variant", "target",
                                        "muggins", "skunk", "first_dealer"}: a new game (201)
     GET  /api/games/ID                the state: scores, pegs, log, what comes next, result
@@ -22,10 +26,11 @@ from __future__ import annotations
 
 import threading
 
-from flask import Blueprint, current_app, jsonify, render_template
+from flask import Blueprint, current_app, jsonify, render_template, request
 
 from cribcam.game import EntryError, GameError, Setup
-from cribcam.game.store import GameConflict, GameNotFound, GameStore, StoreError
+from cribcam.game.store import (MAX_PER_PAGE, PER_PAGE, GameConflict, GameNotFound, GameStore,
+                                StoreError)
 from cribcam.web import api
 
 bp = Blueprint("game", __name__)
@@ -61,6 +66,27 @@ def store() -> GameStore:
 def page(game_id: str | None = None):
     """The scoreboard page; with an id it continues that game (its script loads the state)."""
     return render_template("game.html", script="game.js", game_id=game_id or "")
+
+
+@bp.get("/api/games")
+def games():
+    """A page of the games kept, the last changed first (``?page=2&per_page=20``)."""
+    page = _page_field("page", request.args.get("page"), 1, None)
+    per_page = _page_field("per_page", request.args.get("per_page"), PER_PAGE, MAX_PER_PAGE)
+    return jsonify(store().page(page, per_page))
+
+
+def _page_field(name: str, value: str | None, default: int, most: int | None) -> int:
+    """A whole number from 1 (to ``most``) in the query string; ``api.BadRequest`` (400)."""
+    if value is None:
+        return default
+    text = value.strip()
+    number = int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else 0
+    if number < 1 or (most is not None and number > most):
+        span = f"from 1 to {most}" if most is not None else "from 1"
+        raise api.BadRequest(f'"{name}" must be a whole number {span}, not {value!r}; e.g. '
+                             f'/api/games?page=2&per_page={PER_PAGE}')
+    return number
 
 
 @bp.post("/api/games")

@@ -92,3 +92,67 @@ def test_a_game_to_the_end_and_the_next_game_in_a_real_process(tmp_path, db):
     assert "Next: C deals" in result.stdout  # the lowest score deals the next game
     result = cribcam("show", "nope")
     assert (result.returncode, result.stderr) == (2, "cribcam game: error: no game 'nope'\n")
+
+
+def test_the_games_kept_are_listed(capsys, db):
+    status, out, _ = run(capsys, "game", "list", "--db", db)
+    assert (status, out) == (0, "No games kept yet: start one with cribcam game new --players "
+                                "Ann Bob\n")
+    ids = []
+    for players in (["Ann", "Bob"], ["Cy", "Di", "Ed"], ["Fay", "Gus"]):
+        _, out, _ = run(capsys, "game", "new", "--players", *players, "--to", "61", "--db", db)
+        ids.append(out.split()[1])
+    run(capsys, "game", "add", ids[0], "deal", "--db", db)  # Ann v Bob changed last
+    run(capsys, "game", "add", ids[0], "peg", "b", "2", "--db", db)  # b: Bob
+    status, out, _ = run(capsys, "game", "list", "--per-page", "2", "--db", db)
+    lines = out.splitlines()
+    assert lines[0].split() == ["ID", "PLAYERS", "SCORE", "TO", "STATE", "LAST", "CHANGE",
+                                "(UTC)"]
+    assert lines[1].startswith(f"{ids[0]}  Ann v Bob") and "0-2" in lines[1]
+    assert "deal 1: the play next" in lines[1]
+    assert lines[2].startswith(f"{ids[2]}  Fay v Gus")
+    assert lines[-1] == ("Games 1-2 of 3 (page 1 of 2: --page 2 for more). Open one: cribcam "
+                         "game show ID")
+    status, out, _ = run(capsys, "game", "list", "--page", "2", "--per-page", "2", "--json",
+                         "--db", db)
+    listing = json.loads(out)
+    assert [g["id"] for g in listing["games"]] == [ids[1]]
+    assert (listing["page"], listing["pages"], listing["total"]) == (2, 2, 3)
+    assert listing["games"][0]["sides"] == [{"name": "Cy", "score": 0}, {"name": "Di", "score": 0},
+                                            {"name": "Ed", "score": 0}]
+    status, _, err = run(capsys, "game", "list", "--page", "0", "--db", db)
+    assert status == 2 and "'0' is not a whole number from 1" in err
+    status, _, err = run(capsys, "game", "list", "--per-page", "500", "--db", db)
+    assert status == 2 and "at most 100 games a page" in err
+
+
+def test_the_order_of_play_is_kept_in_a_game_and_by_cribcam_peg(capsys, db):
+    status, _, err = run(capsys, "peg", "A:5", "B:5", "A:5", "A:5")  # the example
+    assert status == 2
+    assert err == ("cribcam peg: error: turn 4 (A:5): it is B's turn, not A's: A plays again "
+                   "only after B says go (B:go)\n")
+    status, out, _ = run(capsys, "peg", "A:K", "B:K", "A:5", "B:go", "A:5")
+    assert status == 0 and "Pegged: A 3, B 2" in out  # after B's go A plays on: 30 for 2 + 1
+    _, out, _ = run(capsys, "game", "new", "--players", "Ann", "Bob", "--db", db)
+    game_id = out.split()[1]
+    run(capsys, "game", "add", game_id, "deal", "5S", "--db", db)
+    status, _, err = run(capsys, "game", "add", game_id, "play", "Bob:KS", "Ann:5H", "Ann:5C",
+                         "--db", db)
+    assert status == 2 and "turn 3 (Ann:5C): it is Bob's turn, not Ann's" in err
+    status, out, _ = run(capsys, "game", "add", game_id, "play", "B:KS", "A:5H", "B:3H", "A:5C",
+                         "B:2D", "A:5D", "B:AC", "A:JS", "--db", db)
+    assert status == 0 and out.startswith("The play: Bob:KS Ann:5H Bob:3H")
+
+
+def test_the_winner_stops_in_the_game_hole(capsys, db):
+    _, out, _ = run(capsys, "game", "new", "--players", "Ann", "Bob", "--to", "61", "--db", db)
+    game_id = out.split()[1]
+    run(capsys, "game", "add", game_id, "deal", "--db", db)
+    for points in ("15", "15", "15", "14"):
+        run(capsys, "game", "add", game_id, "peg", "Ann", points, "--db", db)
+    status, out, _ = run(capsys, "game", "add", game_id, "peg", "Ann", "15", "--db", db)
+    assert "  Not scored, the game was over: Ann 13 (the play: Ann pegs 15, past the game " \
+           "hole)" in out
+    assert "  Ann   61  (back peg 59)" in out
+    _, out, _ = run(capsys, "game", "show", game_id, "--db", db)
+    assert "not scored, the game was over: Ann 13" in out

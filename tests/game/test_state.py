@@ -67,9 +67,14 @@ def test_two_player_game_to_121_with_a_lurch():
     assert steps[-1][1] == [88, 22]
     steps += [step(deal("5S"), (0, 0)), *(step(e, g) for e, g in A_DEALS)]
 
+    steps[-1] = (steps[-1][0], [121, 31])  # A, on 120, pegs out: 1 of his crib's 24
     game = play_out(Setup(("A", "B")), steps)
-    assert game.scores == [144, 31]
-    assert game.back == [120, 24]  # A's back peg in the stink hole, his front past the game
+    assert game.scores == [121, 31]
+    assert game.back == [120, 24]  # A's back peg in the stink hole, his front in the game hole
+    crib = game.log[-1]
+    assert [(c.points, c.reason) for c in crib.scored] == [(1, "A's crib")]
+    assert [(c.points, c.reason) for c in crib.unscored] == [
+        (23, "A's crib, past the game hole")]
     assert game.over and game.winner == 0
     assert game.ended == "A reached 121 with A's crib; the game ends there"
     result = game.result
@@ -77,7 +82,7 @@ def test_two_player_game_to_121_with_a_lurch():
     assert result.games == 2
     assert game.expecting()["step"] == "over"
     state = game.as_dict()
-    assert state["sides"] == [{"name": "A", "players": ["A"], "score": 144, "back": 120},
+    assert state["sides"] == [{"name": "A", "players": ["A"], "score": 121, "back": 120},
                               {"name": "B", "players": ["B"], "score": 31, "back": 24}]
     assert state["result"] == {"winner": "A", "games": 2, "losses": [
         {"side": "B", "score": 31, "kind": "lurch", "games": 2}]}
@@ -193,8 +198,11 @@ def test_four_player_partnership_game_to_121():
         (show(claim=8), [92, 41]), (show(claim=6), [92, 47]),
         (deal("JC"), [94, 47]),  # C deals and turns a jack
         (show(claim=8, player="D"), [94, 55]), (show(claim=16), [110, 55]),
-        (show(claim=6), [110, 61]), (show(claim=12, player="C"), [122, 61]),
+        (show(claim=6), [110, 61]), (show(claim=12, player="c"), [121, 61]),  # c: C
     ])
+    assert [(c.points, c.reason) for c in game.log[-1].unscored] == [
+        (1, "C's hand, past the game hole")]
+    assert game.log[-1].entry["player"] == "C"
     assert game.winner == 0
     assert game.ended == "A & C reached 121 with C's hand; the game ends there; not counted: " \
                          "C's crib"
@@ -237,7 +245,12 @@ BAD_ENTRIES = [
     (play("B:KS A:5S"), GameError, "5S is the starter"),
     (play("B:KS A:KS"), CardError, "KS is played 2 times"),
     (play("B:K A:K B:K A:K B:K"), CardError, "5 cards of rank K"),
-    (play("B:A B:2 B:3 B:4 B:6 A:7"), GameError, "B plays a 5th card; a hand holds 4"),
+    (play("B:A B:2 B:3 B:4 B:6 A:7"), CardError, "turn 2 (B:2): it is A's turn, not B's: B "
+                                                 "plays again only after A says go (A:go)"),
+    (play("B:A A:2 B:3 A:4 B:5 A:6 B:7 A:go B:8"), CardError, "turn 9 (B:8): B has played all "
+                                                              "4 of his cards"),
+    (play("B:KS A:5H A:3H"), CardError, "turn 3 (A:3H): it is B's turn, not A's"),
+    (play("B:KS A:5H B:go"), CardError, "B cannot say go on 15"),
     (play("B:KS A:5H"), GameError, "the play must hold every card: A, B played 1, 1 of 4"),
     (play("B:KS Z:5H"), GameError, "'Z' is not a player of this game"),
     (play("B:KS=x"), CardError, "is not a turn"),
@@ -331,3 +344,46 @@ def test_an_entry_in_the_middle_is_undone_when_the_rest_still_fits():
         undo(Setup(("A", "B")), entries, 7)
     with pytest.raises(GameError, match="nothing to undo"):
         undo(Setup(("A", "B")), [])
+
+
+def test_players_are_named_by_their_initials_when_no_one_else_shares_them():
+    setup = Setup(("Ann", "Bob"))
+    assert (setup.player("Ann"), setup.player("b"), setup.player("ANN")) == ("Ann", "Bob", "Ann")
+    game = replay(setup, [deal("5S")])
+    game.apply(play("B:KS a:5H b:3H A:5C B:2D A:5D B:AC A:JS"))  # as the page's hint showed
+    assert game.scores == [3, 2]
+    assert game.log[-1].entry["turns"][:2] == ["Bob:KS", "Ann:5H"]  # kept by name
+    game.apply(show("AC 2D 3H KS", player="b"))
+    assert game.log[-1].entry["player"] == "Bob"
+    with pytest.raises(GameError, match=r"'Z' is not a player of this game \(Ann, Bob\)"):
+        game.apply(irregularity("Z", "peg"))
+
+    shared = Setup(("Ann", "Andy", "Bob"))
+    with pytest.raises(GameError, match="'a' could be Ann or Andy: write the name in full"):
+        shared.player("a")
+    game = replay(shared, [deal()])
+    with pytest.raises(GameError, match="'A' could be Ann or Andy"):
+        game.apply(play("A:K B:5"))
+    game.apply(peg("b", 2))
+    assert game.log[-1].entry == {"type": "peg", "player": "Bob", "points": 2}
+    game.apply(irregularity("andy", "peg", by="b"))
+    assert game.log[-1].entry == {"type": "irregularity", "player": "Andy", "kind": "peg",
+                                  "by": "Bob"}
+
+
+def test_the_winner_pegs_out_in_the_game_hole():
+    """The issue's game to 61 that ended with a peg of 15: Ann stops at 61, not 75."""
+    game = replay(Setup(("Ann", "Bob"), target=61), [deal(), *[peg("Ann", 15)] * 3,
+                                                        peg("Ann", 14), peg("Bob", 3)])
+    assert game.scores == [59, 3]
+    game.apply(peg("Ann", 15))
+    assert game.scores == [61, 3] and game.back == [59, 0]
+    line = game.log[-1]
+    assert [(c.points, c.reason) for c in line.scored] == [(2, "the play: Ann pegs 15")]
+    assert [(c.points, c.reason) for c in line.unscored] == [
+        (13, "the play: Ann pegs 15, past the game hole")]
+    assert game.as_dict()["sides"][0]["score"] == 61
+    assert game.result.losses[0].score == 3
+    for entry in (irregularity("Bob", "peg"), peg("Ann", 1), show(claim=4), deal()):
+        with pytest.raises(GameError, match="the game is over: Ann reached 61"):
+            game.apply(entry)

@@ -160,3 +160,87 @@ def test_the_default_database_is_in_the_users_data_folder(monkeypatch, tmp_path)
 def test_a_bad_database_url(url, message):
     with pytest.raises(StoreError, match=message):
         GameStore(url)
+
+
+def test_the_games_kept_are_listed_the_last_changed_first(database_url):
+    store = GameStore(database_url)
+    assert store.games() == {"games": [], "total": 0}
+    first = store.create(Setup(("Ann", "Bob"), target=61))
+    second = store.create(Setup(("A", "B", "C")))
+    store.add(first, DEAL)  # the first game changes last: it comes first
+    store.add(first, {"type": "peg", "player": "B", "points": 3})
+    listed = store.games()
+    assert listed["total"] == 2 and [g["id"] for g in listed["games"]] == [first, second]
+    ann_bob = listed["games"][0]
+    assert {key: ann_bob[key] for key in ("players", "sides", "target", "over", "winner",
+                                          "entries", "status", "number")} == {
+        "players": ["Ann", "Bob"], "sides": [{"name": "Ann", "score": 0},
+                                             {"name": "Bob", "score": 3}],
+        "target": 61, "over": False, "winner": None, "entries": 2,
+        "status": "deal 1: the play next", "number": 1}
+    assert ann_bob["changed"] >= ann_bob["created"]
+    assert ann_bob["changed"].endswith("+00:00")
+    assert listed["games"][1]["status"] == "not started"
+
+    store.add(second, DEAL)
+    assert [g["id"] for g in store.games()["games"]] == [second, first]
+    assert [g["id"] for g in store.games(limit=1, offset=1)["games"]] == [first]
+    assert store.games(limit=5, offset=9) == {"games": [], "total": 2}
+    store.undo(first)  # an undo is a change too
+    assert [g["id"] for g in store.games()["games"]] == [first, second]
+    store.add(first, {"type": "peg", "player": "B", "points": 3})
+
+    for points in (15, 15, 15, 15, 1):
+        store.add(first, {"type": "peg", "player": "Ann", "points": points})
+    over = store.games(limit=1)["games"][0]
+    assert (over["id"], over["over"], over["winner"], over["status"]) == (
+        first, True, "Ann", "Ann won (lurch)")
+    assert over["sides"][0]["score"] == 61
+
+
+def test_a_database_of_schema_1_gets_the_time_each_game_last_changed(database_url):
+    """Games kept before the list of games (schema 1) are listed by their last entry."""
+    from datetime import datetime, timezone
+    from pathlib import Path
+
+    from sqlalchemy import (JSON, Column, DateTime, Integer, MetaData, String, Table,
+                            create_engine, insert)
+
+    url = database_url
+    old = MetaData()
+    Table("schema_version", old, Column("version", Integer, nullable=False))
+    Table("matches", old, Column("id", String(16), primary_key=True),
+          Column("created", DateTime(timezone=True), nullable=False))
+    Table("games", old, Column("id", String(16), primary_key=True),
+          Column("match_id", String(16), nullable=False), Column("number", Integer),
+          Column("setup", JSON, nullable=False),
+          Column("created", DateTime(timezone=True), nullable=False))
+    Table("entries", old, Column("game_id", String(16), primary_key=True),
+          Column("seq", Integer, primary_key=True), Column("entry", JSON, nullable=False),
+          Column("created", DateTime(timezone=True), nullable=False))
+    if url.startswith("sqlite:///"):
+        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url.replace("postgresql://", "postgresql+psycopg://"))
+    day = [datetime(2026, 11, d, 12, tzinfo=timezone.utc) for d in (1, 2, 3, 4)]
+    setup = Setup(("Ann", "Bob")).as_dict()
+    with engine.begin() as connection:
+        old.create_all(connection)
+        connection.execute(insert(old.tables["schema_version"]).values(version=1))
+        connection.execute(insert(old.tables["matches"]).values(id="m", created=day[0]))
+        connection.execute(insert(old.tables["games"]), [
+            {"id": "played", "match_id": "m", "number": 1, "setup": setup, "created": day[0]},
+            {"id": "untouched", "match_id": "m", "number": 2, "setup": setup,
+             "created": day[2]}])
+        connection.execute(insert(old.tables["entries"]), [
+            {"game_id": "played", "seq": 0, "entry": DEAL, "created": day[1]},
+            {"game_id": "played", "seq": 1, "entry": {"type": "peg", "player": "Bob",
+                                                      "points": 2}, "created": day[3]}])
+    engine.dispose()
+
+    store = GameStore(url)
+    listed = store.games()["games"]
+    assert [(g["id"], g["changed"]) for g in listed] == [
+        ("played", "2026-11-04T12:00:00+00:00"), ("untouched", "2026-11-03T12:00:00+00:00")]
+    assert listed[0]["sides"][1]["score"] == 2
+    with store.engine.connect() as connection:
+        assert connection.execute(schema_version.select()).scalar_one() == SCHEMA_VERSION == 2

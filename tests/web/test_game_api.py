@@ -64,6 +64,12 @@ BAD = [
     ({"type": "show", "cards": ["AC", "2D", "3H", "ZZ"]}, 422, "'ZZ' is not a card"),
     ({"type": "deal"}, 422, "deal 1 is not finished"),
     ({"type": "fold"}, 400, "unknown entry type 'fold'"),
+    # the order of play, kept by the pegging core: the A plays twice without B's go
+    ({"type": "play", "turns": "B:5 A:5 B:5 B:5"}, 422,
+     "turn 4 (B:5): it is A's turn, not B's: B plays again only after A says go (A:go)"),
+    ({"type": "play", "turns": "B:K A:K B:K B:go"}, 422, "it is A's turn, not B's"),
+    ({"type": "irregularity", "player": "Z", "kind": "peg"}, 422,
+     "'Z' is not a player of this game (A, B)"),
     (["deal"], 400, "the body must be a JSON object"),
 ]
 
@@ -205,3 +211,41 @@ def test_a_page_of_another_site_cannot_post_to_the_api(client, origin, status):
     if status == 403:
         assert f"a page of {origin} may not send requests" in response.json["error"]
     assert client.post("/api/count", json={"hand": ["5H", "5C", "5S", "JD"], "starter": "5D"}, headers=headers).status_code == (200 if status == 201 else 403)
+
+
+def test_the_games_kept_are_listed_page_by_page(client):
+    assert client.get("/api/games").get_json() == {"games": [], "page": 1, "per_page": 20,
+                                                   "total": 0, "pages": 1}
+    ids = [new_game(client, players=["Ann", "Bob"], target=61) for _ in range(3)]
+    add(client, ids[0], DEAL)  # the first game changed last
+    state = add(client, ids[0], {"type": "play", "turns": [
+        t.replace("A:", "a:").replace("B:", "b:") for t in PLAY["turns"]]})  # initials do
+    assert scores(state) == [3, 2]
+    listing = client.get("/api/games?per_page=2").get_json()
+    assert (listing["page"], listing["per_page"], listing["total"], listing["pages"]) == (
+        1, 2, 3, 2)
+    assert [game["id"] for game in listing["games"]] == [ids[0], ids[2]]
+    first = listing["games"][0]
+    assert first["players"] == ["Ann", "Bob"] and first["sides"] == [
+        {"name": "Ann", "score": 3}, {"name": "Bob", "score": 2}]
+    assert first["status"] == "deal 1: Bob's hand next" and not first["over"]
+    assert first["changed"].endswith("+00:00")
+    second = client.get("/api/games?page=2&per_page=2").get_json()
+    assert [game["id"] for game in second["games"]] == [ids[1]]
+    assert client.get("/api/games?page=9").get_json()["games"] == []
+
+
+@pytest.mark.parametrize("query, message", [
+    ("page=0", '"page" must be a whole number from 1, not \'0\''),
+    ("page=-1", '"page" must be a whole number from 1'),
+    ("page=two", '"page" must be a whole number from 1, not \'two\''),
+    ("page=", '"page" must be a whole number from 1'),
+    ("per_page=0", '"per_page" must be a whole number from 1 to 100'),
+    ("per_page=101", '"per_page" must be a whole number from 1 to 100, not \'101\''),
+    ("per_page=1.5", '"per_page" must be a whole number from 1 to 100'),
+    ("page=99999999999999999999", '"page" must be a whole number from 1'),
+])
+def test_a_bad_page_of_the_list_is_a_clear_400(client, query, message):
+    response = client.get(f"/api/games?{query}")
+    assert response.status_code == 400
+    assert message in response.get_json()["error"]

@@ -11,7 +11,7 @@ import pytest
 
 from cribcam.web import create_app
 
-from test_e2e import DESKTOP, Page, browser, expect  # noqa: F401 (browser: the fixture)
+from test_e2e import DESKTOP, PHONE, Page, browser, expect  # noqa: F401 (browser: the fixture)
 from webtools import StubReader, encode
 
 PNG = encode(np.full((64, 64, 3), 200, np.uint8), ".png")
@@ -23,10 +23,10 @@ def open_game(browser, live_server_factory, tmp_path):  # noqa: F811
     """Opens the scoreboard of a new app (its games in this test's database) in a tab."""
     tabs = []
 
-    def open_(reader=None, game_id=""):
+    def open_(reader=None, game_id="", viewport=DESKTOP):
         app = create_app({"MODEL_PATH": "/nonexistent/model.onnx",
                           "GAME_DB": f"sqlite:///{tmp_path / 'games.sqlite3'}"}, reader=reader)
-        tab = Page(browser, live_server_factory(app).url, DESKTOP)
+        tab = Page(browser, live_server_factory(app).url, viewport)
         tabs.append(tab)
         tab.page.goto(f"{tab.url}/game/{game_id}" if game_id else f"{tab.url}/game")
         expect(tab.page.locator("body.ready")).to_have_count(1)
@@ -142,3 +142,110 @@ def test_a_crib_read_from_a_photo(open_game, tmp_path):
     entry = client.get(f"/api/games/{game_id}/export").get_json()["entries"][-1]
     assert entry == {"type": "show", "cards": ["4H", "6D", "4C", "6S"], "claim": None,
                      "player": None, "crib": None, "source": "photo"}
+
+
+def new_game(client, *entries, **setup) -> str:
+    game_id = client.post("/api/games", json=setup or {"players": ["Ann", "Bob"]}).get_json()["id"]
+    for entry in entries:
+        response = client.post(f"/api/games/{game_id}/entries", json=entry)
+        assert response.status_code == 200, response.get_json()
+    return game_id
+
+
+def test_the_games_kept_are_listed_and_one_is_opened_from_the_list(open_game):
+    tab, app = open_game()
+    page = tab.page
+    expect(page.locator("#games-empty")).to_be_visible()  # none yet
+    client = app.test_client()
+    ids = [new_game(client, players=[f"P{n}", f"Q{n}"], target=61) for n in range(11)]
+    played = new_game(client, {"type": "deal", "starter": "5S"}, {"type": "play", "turns": PLAY})
+    page.reload()
+    expect(page.locator("body.ready")).to_have_count(1)
+    rows = page.locator("#games tbody tr")
+    expect(rows).to_have_count(10)  # ten a page, the last changed first
+    expect(rows.first).to_contain_text("Ann v Bob")
+    expect(rows.first).to_contain_text("3–2 (to 121)")
+    expect(rows.first).to_contain_text("deal 1: Bob's hand next")
+    expect(page.locator("#games-where")).to_have_text("1–10 of 12")
+    page.click("#games-older")
+    expect(rows).to_have_count(2)
+    expect(rows.last).to_contain_text("P0 v Q0")
+    assert page.locator("#games-older").is_disabled()
+    page.click("#games-newer")
+    expect(rows).to_have_count(10)
+    tab.shot("game-02-list")
+    page.click("#games tbody tr >> nth=0 >> a")
+    expect(page).to_have_url(re.compile(f"/game/{played}$"))
+    expect(page.locator("body.ready")).to_have_count(1)
+    assert scores(page) == ["3", "2"]
+    expect(page.locator("#games-panel")).to_be_hidden()
+    assert ids[0] != played
+
+
+def test_the_play_box_speaks_the_games_names_and_takes_initials(open_game):
+    tab, app = open_game()
+    game_id = new_game(app.test_client(), {"type": "deal", "starter": "5S"})
+    page = tab.page
+    page.goto(f"{tab.url}/game/{game_id}")
+    expect(page.locator("body.ready")).to_have_count(1)
+    expect(page.locator("#turns")).to_have_attribute("placeholder", "Bob:K Ann:6 Bob:K Ann:go ...")
+    expect(page.locator("#turns-hint")).to_contain_text("Initials do too: B:K for Bob:K.")
+    tab.shot("game-05-play-names")
+    page.fill("#turns", "B:KS A:5H A:3H")  # Ann plays twice: refused, naming Bob's turn
+    page.click("#play-form button[type=submit]")
+    expect(page.locator("#entry-error")).to_have_text(
+        "Turn 3 (Ann:3H): it is Bob's turn, not Ann's: Ann plays again only after Bob says go "
+        "(Bob:go)")
+    page.fill("#turns", "b:KS a:5H b:3H a:5C b:2D a:5D b:AC a:JS")
+    page.click("#play-form button[type=submit]")
+    expect(page.locator("#sides .score").first).to_have_text("3")
+    expect(page.locator("#log li").last).to_contain_text("The play: Bob:KS Ann:5H Bob:3H")
+
+
+def test_the_winner_pegs_out_and_nothing_is_scored_after_the_end(open_game):
+    tab, app = open_game()
+    pegs_ = [{"type": "peg", "player": "Ann", "points": n} for n in (15, 15, 15, 14)]
+    game_id = new_game(app.test_client(), {"type": "deal"}, *pegs_, players=["Ann", "Bob"],
+                       target=61)
+    page = tab.page
+    page.goto(f"{tab.url}/game/{game_id}")
+    expect(page.locator("body.ready")).to_have_count(1)
+    expect(page.locator("#irregularity")).to_be_visible()
+    page.select_option("#peg-player", "Ann")
+    page.fill("#peg-points", "15")
+    page.click("#peg-button")
+    expect(page.locator("#result")).to_contain_text("Ann wins")
+    assert scores(page) == ["61", "0"]  # not 74: the rest is listed as not scored
+    assert pegs(page, "Ann") == ("59", "61")
+    expect(page.locator("#log li").last).to_contain_text(
+        "Not scored, the game was over: Ann 13 (the play: Ann pegs 15, past the game hole)")
+    expect(page.locator("#irregularity")).to_be_hidden()  # no scoring entry after the end
+    for form in ("#deal-form", "#play-form", "#show-form"):
+        expect(page.locator(form)).to_be_hidden()
+    response = app.test_client().post(f"/api/games/{game_id}/entries", json={
+        "type": "irregularity", "player": "Bob", "kind": "peg"})
+    assert response.status_code == 422 and "the game is over" in response.get_json()["error"]
+
+
+def test_the_board_is_legible_on_a_phone(open_game):
+    tab, app = open_game(viewport=PHONE)
+    game_id = new_game(app.test_client(), {"type": "deal", "starter": "5S"},
+                       {"type": "play", "turns": PLAY}, {"type": "show", "claim": 7},
+                       {"type": "show", "claim": 29})
+    page = tab.page
+    page.goto(f"{tab.url}/game/{game_id}")
+    expect(page.locator("body.ready")).to_have_count(1)
+    expect(page.locator("#board")).to_have_attribute("data-row-holes", "15")
+    expect(page.locator("#board .hole")).to_have_count(2 * 60 + 2 * 2)
+    hole = page.locator("#board .track >> nth=0 >> .hole >> nth=0").bounding_box()
+    peg = page.locator('#board .track[data-side="Ann"] .peg.front').bounding_box()
+    assert hole["width"] >= 6 and peg["width"] >= 12, (hole, peg)  # were about 4 and 8
+    board = page.locator("#board").bounding_box()
+    assert board["x"] >= 0 and board["x"] + board["width"] <= PHONE["width"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert pegs(page, "Ann") == ("3", "32")
+    tab.shot("game-03-phone")
+    page.goto(f"{tab.url}/game")
+    expect(page.locator("#games tbody tr")).to_have_count(1)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    tab.shot("game-04-phone-list")

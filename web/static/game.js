@@ -13,6 +13,10 @@ const TRACK = 44; // between the tracks of two sides
 const LEFT = 34; // where the first hole is; the start and game holes sit left of it
 const TOP = 16;
 const LAP = 60; // holes once around a track
+const GAMES_PER_PAGE = 10; // in the list of games kept
+// On a narrow screen (a phone) the board is drawn in rows of fifteen holes instead of thirty,
+// so that it fits the width at a size whose holes and pegs can be told apart.
+const NARROW = window.matchMedia("(max-width: 600px)");
 
 let game = null; // the state the server answered last
 let showSource = "typed"; // where the cards in the show field came from: typed or photo
@@ -24,9 +28,10 @@ const postJSON = (url, payload) => send(url, {
 // ---- the board -------------------------------------------------------------------------
 // Drawn like the classic board: each side's track runs out along its first row of thirty
 // holes and back along its second, into the game hole beside the start; a game of 121 goes
-// twice around. Street lines part every five holes. Two pegs a side: the front one at the
-// score, the back one where the score was before the last points, so the gap between them
-// shows the last score.
+// twice around. On a phone each lap is folded into four rows of fifteen, there and back
+// twice. Street lines part every five holes. Two pegs a side: the front one at the score,
+// the back one where the score was before the last points, so the gap between them shows
+// the last score.
 
 function el(name, attributes, parent) {
   const node = document.createElementNS(SVG, name);
@@ -39,25 +44,35 @@ function holeX(index) { // index 0 is the first hole of a row
   return LEFT + index * STEP + Math.floor(index / 5) * STREET;
 }
 
-function holePosition(hole, side, target) {
-  const y = TOP + side * TRACK;
+// The shape of the board: holes in a row (30, or 15 on a phone), rows a side's lap takes.
+function boardShape() {
+  const perRow = NARROW.matches ? LAP / 4 : LAP / 2;
+  const rows = LAP / perRow;
+  return { perRow, rows, sideHeight: (rows - 1) * ROW + TRACK - ROW };
+}
+
+function holePosition(hole, side, target, shape) {
+  const { perRow, rows, sideHeight } = shape;
+  const y = TOP + side * sideHeight;
   if (hole <= 0) return [LEFT - 22, y]; // the start hole
-  if (hole >= target) return [LEFT - 22, y + ROW]; // the game hole
+  if (hole >= target) return [LEFT - 22, y + (rows - 1) * ROW]; // the game hole
   const around = (hole - 1) % LAP; // 0 to 59, on every lap
-  if (around < LAP / 2) return [holeX(around), y];
-  return [holeX(LAP - 1 - around), y + ROW];
+  const row = Math.floor(around / perRow); // out along the even rows, back along the odd
+  const along = around % perRow;
+  return [holeX(row % 2 === 0 ? along : perRow - 1 - along), y + row * ROW];
 }
 
 function drawBoard(state) {
   const board = $("board");
   const target = state.setup.target;
-  const half = LAP / 2;
-  const width = holeX(half - 1) + 20;
-  const height = TOP + state.sides.length * TRACK;
+  const shape = boardShape();
+  const width = holeX(shape.perRow - 1) + 20;
+  const height = TOP + state.sides.length * shape.sideHeight;
   board.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  board.dataset.rowHoles = shape.perRow;
   board.replaceChildren();
   el("rect", { x: 0, y: 0, width, height, rx: 10, class: "wood" }, board);
-  for (let street = 5; street < half; street += 5) { // a line across every track, every 5 holes
+  for (let street = 5; street < shape.perRow; street += 5) { // across every track, every 5 holes
     const x = (holeX(street - 1) + holeX(street)) / 2;
     el("line", { x1: x, y1: TOP - 9, x2: x, y2: height - 12, class: "street" }, board);
   }
@@ -65,16 +80,16 @@ function drawBoard(state) {
     const colour = COLOURS[i % COLOURS.length];
     const track = el("g", { class: "track", "data-side": side.name }, board);
     for (let hole = 1; hole <= LAP; hole += 1) {
-      const [x, y] = holePosition(hole, i, target);
+      const [x, y] = holePosition(hole, i, target, shape);
       el("circle", { cx: x, cy: y, r: 2.4, class: "hole" }, track);
     }
-    const [sx, sy] = holePosition(0, i, target);
+    const [sx, sy] = holePosition(0, i, target, shape);
     el("circle", { cx: sx, cy: sy, r: 3, class: "hole start" }, track);
-    const [gx, gy] = holePosition(target, i, target);
+    const [gx, gy] = holePosition(target, i, target, shape);
     el("circle", { cx: gx, cy: gy, r: 4.2, class: "hole game-hole" }, track);
     el("title", {}, track).textContent = `${side.name}: ${side.score}`;
     for (const [kind, hole] of [["back", side.back], ["front", side.score]]) {
-      const [x, y] = holePosition(Math.min(hole, target), i, target);
+      const [x, y] = holePosition(Math.min(hole, target), i, target, shape);
       el("circle", {
         cx: x, cy: y, r: 4.6, fill: colour, class: `peg ${kind}`,
         "data-hole": Math.min(hole, target), "data-side": side.name,
@@ -105,6 +120,29 @@ function describeRules(state) {
   return `${setup.variant}, to ${setup.target}${extras.length ? `, ${extras.join(", ")}` : ""}. Deal: ${state.dealing}.`;
 }
 
+// The players whose initial is theirs alone (the server takes B:K for Bob:K then).
+function ownInitials(players) {
+  const firsts = players.map((name) => name[0].toLowerCase());
+  return players.filter((name, i) => firsts.indexOf(firsts[i]) === firsts.lastIndexOf(firsts[i]));
+}
+
+// The play box's example and hint, in this game's names: the leader first, then each to
+// his left.
+function playHints(state) {
+  const players = state.setup.players;
+  const lead = Math.max(0, players.indexOf(state.next.player));
+  const seat = (k) => players[(lead + k) % players.length];
+  $("turns").placeholder = `${seat(0)}:K ${seat(1)}:6 ${seat(2)}:K ${seat(3)}:go ...`;
+  let hint = "One turn each, in turn: NAME:CARD, or NAME:go on your turn when no card fits under 31.";
+  const own = ownInitials(players).filter((name) => name.length > 1);
+  if (own.length === players.length) {
+    hint += ` Initials do too: ${seat(0)[0]}:K for ${seat(0)}:K.`;
+  } else if (own.length) {
+    hint += ` Initials do for ${own.join(", ")}; the others share one, so write their names.`;
+  }
+  $("turns-hint").textContent = hint;
+}
+
 function fillPlayers(select, players) {
   if (select.options.length === players.length) return;
   select.replaceChildren(...players.map((name) => new Option(name, name)));
@@ -131,8 +169,11 @@ function render(state) {
     form.hidden = form.dataset.step !== next.step;
   }
   $("show-label").textContent = next.step === "show" ? `${next.player}'s ${next.crib ? "crib" : "hand"}` : "Hand";
+  if (next.step === "play") playHints(state);
   fillPlayers($("peg-player"), state.setup.players);
   fillPlayers($("offender"), state.setup.players);
+  $("irregularity").hidden = state.over; // nothing is scored after the end
+  if (state.over) $("irregularity").open = false;
   $("log").replaceChildren(...state.log.map((line, i) => {
     const li = listItem(line.text);
     const undo = document.createElement("button");
@@ -158,6 +199,7 @@ function render(state) {
     : "";
   for (const id of ["board-panel", "entry-panel", "log-panel"]) $(id).hidden = false;
   $("new-panel").hidden = true;
+  $("games-panel").hidden = true;
 }
 
 function listDetail(text, className) {
@@ -194,8 +236,8 @@ function showError(id, message) {
 async function load(id) {
   const { ok, data } = await send(`/api/games/${encodeURIComponent(id)}`);
   if (!ok) {
-    showNew();
-    showError("new-error", `${data.error}: start a new game.`);
+    showError("new-error", `${data.error}: start a new game, or open one of the games kept.`);
+    await showNew();
     return;
   }
   render(data);
@@ -240,6 +282,57 @@ async function undo(which) {
 function showNew() {
   $("new-panel").hidden = false;
   for (const id of ["board-panel", "entry-panel", "log-panel"]) $(id).hidden = true;
+  return loadGames(1);
+}
+
+// ---- the games kept ----------------------------------------------------------------------
+
+let gamesPage = 1;
+
+function when(iso) {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+function gameRow(summary) {
+  const row = document.createElement("tr");
+  const players = document.createElement("td");
+  const link = document.createElement("a");
+  link.href = `/game/${encodeURIComponent(summary.id)}`;
+  link.textContent = summary.sides.map((side) => side.name).join(" v ");
+  link.className = "game-link";
+  players.append(link);
+  const score = document.createElement("td");
+  score.className = "game-score";
+  score.textContent = `${summary.sides.map((side) => side.score).join("–")} (to ${summary.target})`;
+  const status = document.createElement("td");
+  status.textContent = summary.status;
+  if (summary.over) status.className = "over";
+  const changed = document.createElement("td");
+  const time = document.createElement("time");
+  time.dateTime = summary.changed;
+  time.textContent = when(summary.changed);
+  changed.append(time);
+  row.append(players, score, status, changed);
+  return row;
+}
+
+// The list of games kept, the last changed first, a page at a time; each opens its game.
+async function loadGames(page) {
+  $("games-panel").hidden = false;
+  const { ok, data } = await send(`/api/games?page=${page}&per_page=${GAMES_PER_PAGE}`);
+  showError("games-error", ok ? "" : data.error);
+  if (!ok) return;
+  gamesPage = data.page;
+  $("games").querySelector("tbody").replaceChildren(...data.games.map(gameRow));
+  $("games").hidden = data.games.length === 0;
+  $("games-empty").hidden = data.total > 0;
+  $("games-pages").hidden = data.pages <= 1;
+  $("games-newer").disabled = data.page <= 1;
+  $("games-older").disabled = data.page >= data.pages;
+  const first = (data.page - 1) * data.per_page + 1;
+  $("games-where").textContent = data.games.length
+    ? `${first}–${first + data.games.length - 1} of ${data.total}` : `page ${data.page} of ${data.pages}`;
 }
 
 function goTo(state) {
@@ -309,6 +402,9 @@ function start() {
     showError("entry-error", ok ? "" : data.error);
     if (ok) goTo(data);
   });
+  $("games-newer").addEventListener("click", () => loadGames(gamesPage - 1));
+  $("games-older").addEventListener("click", () => loadGames(gamesPage + 1));
+  NARROW.addEventListener("change", () => { if (game) drawBoard(game); });
   window.addEventListener("popstate", () => window.location.reload());
 }
 
@@ -316,7 +412,7 @@ async function init() {
   start();
   const id = document.body.dataset.game;
   if (id) await load(id);
-  else showNew();
+  else await showNew();
   document.body.classList.add("ready");
 }
 
