@@ -13,16 +13,19 @@ ORDERS = ["suits-in-rows"]
 
 
 def add_parser(subparsers) -> None:
-    from cribcam.vision.decks import LAYOUT, TEACH_MINUTES
+    from cribcam.vision.decks import LAYOUT
 
     parser = subparsers.add_parser(
-        "teach", help="teach the reader your own deck from photos of it (a few minutes)",
+        "teach", help="teach the reader your own deck from photos of it (under a minute)",
         description="Find the cards in photos of your deck, name them (by the stated layout, or "
-                    "by a labels file), then fine-tune the card classifier on them for a few "
-                    "minutes on this machine and keep it as a named deck in your data folder. "
-                    f"The layout of --order suits-in-rows: {LAYOUT}.",
+                    "by a labels file), then teach the card reader their indices on this machine "
+                    "(under a minute, no extra install) and keep it as a named deck in your data "
+                    "folder. A deck that prints its own letters (B, V, H or D, K for the court "
+                    "cards, 1 for the ace) learns them from the suits shown and reads them on "
+                    f"every suit. The layout of --order suits-in-rows: {LAYOUT}.",
         epilog="examples: cribcam teach clubs.jpg diamonds.jpg hearts.jpg spades.jpg --name kitchen "
-               "--order suits-in-rows; cribcam teach *.jpg --name kitchen --labels names.json; "
+               "--order suits-in-rows; cribcam teach *.jpg --name kitchen --labels names.json "
+               '(a photo of one card each: {"queen.jpg": {"cards": [{"card": "QH", "box": null}]}}); '
                "then cribcam read hand.jpg --deck kitchen")
     parser.add_argument("photos", nargs="+", type=Path, metavar="PHOTO", help="photos of the deck")
     parser.add_argument("--name", required=True, help="the deck's name (letters, digits, - and _)")
@@ -30,15 +33,13 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--suits", metavar="CDHS",
                         help="with --order: the suit of each photo in turn (default: clubs, diamonds, hearts, spades)")
     parser.add_argument("--labels", type=Path, metavar="FILE",
-                        help="the cards' names and index boxes, in the format of cribcam eval --labels")
+                        help="the cards' names and index boxes, in the format of cribcam eval --labels; "
+                             'a card with "box": null names every index found in its photo (one card a photo)')
     parser.add_argument("--write-labels", type=Path, metavar="FILE",
                         help="write the names found (by --order, or the reader's proposals) to FILE to "
                              "check or fix, and stop; teach from it with --labels FILE")
-    parser.add_argument("--minutes", type=float, default=TEACH_MINUTES,
-                        help=f"training time (default {TEACH_MINUTES:g}; the whole takes about half a "
-                             f"minute more)")
     parser.add_argument("--model", type=Path, metavar="DIR",
-                        help="folder of the models to start from (default: the bundled models)")
+                        help="folder of the models to teach on (default: the bundled models)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(handler=run)
 
@@ -58,8 +59,10 @@ def run(args) -> int:
         raise UsageError("name the cards one way: --order or --labels, not both")
     if args.suits and not args.order:
         raise UsageError("--suits goes with --order suits-in-rows")
-    if not 0 < args.minutes <= 30:
-        raise UsageError(f"--minutes {args.minutes:g}: choose more than 0 and at most 30")
+    if not args.write_labels:
+        why_not = teach.teaching_unavailable(args.model)
+        if why_not:
+            raise UsageError(f"a deck cannot be taught here: {why_not}")
     photos = _named_photos(args)
     say = (lambda line: None) if args.json else print
     for photo in photos:
@@ -79,8 +82,7 @@ def run(args) -> int:
                          "or pass --labels FILE (--write-labels FILE writes the reader's proposals to fix), "
                          "or use the teach page of cribcam serve")
     try:
-        deck = teach.teach(photos, args.name, args.model, teach.Settings(minutes=args.minutes),
-                           progress=_ProgressBar(quiet=args.json))
+        deck = teach.teach(photos, args.name, args.model, progress=_ProgressBar(quiet=args.json))
     except (DeckError, ValueError, FileNotFoundError) as exc:
         raise UsageError(str(exc)) from None
     if args.json:
@@ -163,7 +165,7 @@ class _ProgressBar:
             line = f"teaching [{'#' * filled}{'.' * (self.WIDTH - filled)}] {done / total:4.0%}  " \
                    f"{left // 60}:{left % 60:02d} left"
         else:
-            line = {"preparing": "teaching: cutting the crops", "checking": "teaching: checking the taught model",
+            line = {"preparing": "teaching: cutting the crops", "checking": "teaching: checking the taught deck",
                     "done": "teaching: done"}.get(stage, stage)
         self.last = now
         if self.tty:

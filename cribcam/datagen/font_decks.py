@@ -6,6 +6,8 @@ typeface. These decks are plain (a white face, the index in two opposite corners
 the middle), each drawn with one installed font that has every rank's glyphs, in a random
 size, weight and width; the suit symbols come from a font that has them. They go through the
 classifier's art bank like the real designs, which adds the looks, angles and backgrounds.
+A deck may print its court cards and aces in the letters of another language
+(``ALPHABETS``): the decks that teaching a deck its own index alphabet is measured on.
 
 Needs Pillow and fontTools (both come with the ``train`` extra) and fonts under
 ``/usr/share/fonts`` (`.ci/install-system-packages` installs a few families).
@@ -23,13 +25,22 @@ from cribcam.scoring.cards import CARD_CODES
 FONT_ROOT = Path("/usr/share/fonts")
 WIDTH, HEIGHT = 240, 336  # the rendered size of the Debian decks
 RANK_TEXT = {"T": "10"}  # every other rank prints as its own letter
+# What decks lettered differently print for the ranks they letter (the rest as RANK_TEXT).
+ALPHABETS = {
+    "dutch": {"A": "1", "J": "B", "Q": "V", "K": "H"},
+    "german": {"J": "B", "Q": "D", "K": "K"},
+    "french": {"A": "1", "J": "V", "Q": "D", "K": "R"},
+    "scandinavian": {"J": "Kn", "Q": "D", "K": "K"},
+    "russian": {"A": "Т", "J": "В", "Q": "Д", "K": "К"},
+}
 SUIT_TEXT = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
 # Font families too far from any printed index (symbols, mathematics, script).
 SKIPPED = ("Symbol", "Math", "Dingbats", "D050000L", "Z003")
 
 
-def find_fonts(root: Path = FONT_ROOT) -> tuple[list[Path], list[Path]]:
-    """The fonts with a glyph for every rank, and those that also have the four suit symbols."""
+def find_fonts(root: Path = FONT_ROOT, letters: str = "") -> tuple[list[Path], list[Path]]:
+    """The fonts with a glyph for every rank (and every one of ``letters``), and those that
+    also have the four suit symbols."""
     from fontTools.ttLib import TTFont
 
     ranks, suits = [], []
@@ -40,25 +51,28 @@ def find_fonts(root: Path = FONT_ROOT) -> tuple[list[Path], list[Path]]:
             cmap = TTFont(path, lazy=True, fontNumber=0).getBestCmap() or {}
         except Exception:  # a font file fontTools cannot read is simply not used
             continue
-        if all(ord(ch) in cmap for ch in "A23456789JQK10"):
+        if all(ord(ch) in cmap for ch in "A23456789JQK10" + letters):
             ranks.append(path)
             if all(ord(ch) in cmap for ch in SUIT_TEXT.values()):
                 suits.append(path)
     return ranks, suits
 
 
-def font_decks(count: int, seed: int, root: Path = FONT_ROOT) -> list[Deck]:
-    """``count`` decks, each in a randomly chosen font and style (none if no font is usable)."""
-    ranks, suits = find_fonts(root)
+def font_decks(count: int, seed: int, root: Path = FONT_ROOT, alphabet: str | None = None) -> list[Deck]:
+    """``count`` decks, each in a randomly chosen font and style (none if no font is usable),
+    lettered as ``ALPHABETS[alphabet]`` says when one is named."""
+    letters = ALPHABETS[alphabet] if alphabet else {}
+    ranks, suits = find_fonts(root, "".join(letters.values()))
     if not ranks or not suits:
         return []
     rng = np.random.default_rng(seed)
-    return [font_deck(ranks[int(rng.integers(len(ranks)))], suits[int(rng.integers(len(suits)))], rng)
+    return [font_deck(ranks[int(rng.integers(len(ranks)))], suits[int(rng.integers(len(suits)))], rng, letters)
             for _ in range(count)]
 
 
-def font_deck(rank_font: Path, suit_font: Path, rng: np.random.Generator) -> Deck:
-    """One plain deck: every card's index set in ``rank_font`` over a ``suit_font`` symbol."""
+def font_deck(rank_font: Path, suit_font: Path, rng: np.random.Generator, letters: dict | None = None) -> Deck:
+    """One plain deck: every card's index set in ``rank_font`` over a ``suit_font`` symbol, the
+    ranks in ``letters`` printed as it says ("B" for the jack, say)."""
     from PIL import ImageFont
 
     height = int(rng.integers(26, 44))  # the rank's size on a 240-pixel-wide card
@@ -66,16 +80,17 @@ def font_deck(rank_font: Path, suit_font: Path, rng: np.random.Generator) -> Dec
         "rank": ImageFont.truetype(str(rank_font), height),
         "suit": ImageFont.truetype(str(suit_font), int(height * rng.uniform(0.7, 1.0))),
         "bold": int(rng.integers(0, 2)),  # extra stroke width
-        "squeeze": float(rng.uniform(0.6, 1.0)),  # the width of a two-digit 10
+        "squeeze": float(rng.uniform(0.6, 1.0)),  # the width of a two-glyph rank (10, Kn)
         "gap": int(rng.integers(0, 6)),
         "margin": (int(rng.integers(6, 16)), int(rng.integers(8, 18))),
         "red": (int(rng.integers(0, 60)), int(rng.integers(0, 60)), int(rng.integers(170, 235))),  # BGR
         "black": tuple(int(rng.integers(0, 50)) for _ in range(3)),
+        "text": {**RANK_TEXT, **(letters or {})},
     }
     cards, corners = {}, {}
     for code in CARD_CODES:
         cards[code], corners[code] = _face(code, style)
-    name = f"font-{rank_font.stem}-{suit_font.stem}"
+    name = f"font-{rank_font.stem}-{suit_font.stem}" + "".join(f"-{r}{t}" for r, t in (letters or {}).items())
     return Deck(name=name, split="train", licence=f"drawn with the fonts {rank_font.name} and {suit_font.name}",
                 cards=cards, back=None, corners=corners)
 
@@ -96,8 +111,9 @@ def _index(code: str, style: dict) -> np.ndarray:
     """The printed index (rank over suit, centred) as a uint8 ink mask."""
     import cv2
 
-    rank = _glyphs(RANK_TEXT.get(code[0], code[0]), style["rank"], style["bold"])
-    if code[0] == "T":
+    text = style["text"].get(code[0], code[0])
+    rank = _glyphs(text, style["rank"], style["bold"])
+    if len(text) > 1:  # two glyphs ("10", "Kn") squeezed to about one's width
         rank = cv2.resize(rank, (max(2, round(rank.shape[1] * style["squeeze"])), rank.shape[0]),
                           interpolation=cv2.INTER_AREA)
     suit = _glyphs(SUIT_TEXT[code[1]], style["suit"], 0)

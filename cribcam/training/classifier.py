@@ -33,6 +33,7 @@ import numpy as np
 
 from cribcam.datagen import yolo
 from cribcam.scoring.cards import RANKS
+from cribcam.vision.classifier import FEATURES_OUTPUT
 from cribcam.vision.crops import CROP_SIZE, MARGIN, crop_square
 
 CONTEXT = 2.0  # bank patches span this many times an index box's longer side
@@ -170,7 +171,7 @@ def _mistakes(image: np.ndarray, boxes: np.ndarray, avoid: np.ndarray) -> list[n
             if _clear_of(avoid, (box[:2] + box[2:]) / 2, float((box[2:] - box[:2]).max()))]
 
 
-def bank_from_finder_mistakes(find: Callable[[np.ndarray], np.ndarray], data_dir: Path, part: str,
+def bank_from_finder_mistakes(find: Callable[[np.ndarray], np.ndarray], data_dir: Path | None, part: str,
                               photos: Path | None = None, photo_labels: dict | None = None,
                               scenes: int | None = None) -> CropBank:
     """Hard negatives: what a finder boxes in scenes (and real photos) that is no index.
@@ -180,12 +181,13 @@ def bank_from_finder_mistakes(find: Callable[[np.ndarray], np.ndarray], data_dir
 
     Args:
         find: a BGR image to (n, 4) boxes, e.g. an ``IndexFinder`` at a low threshold.
-        data_dir, part: a built synthetic set and its part.
+        data_dir, part: a built synthetic set and its part (None: no scenes, the photos alone;
+            teaching a deck takes its photos' own).
         photos, photo_labels: real photos and their labels (the `cribcam eval` format), optional.
         scenes: read only this many scenes (the finder takes a while on each).
     """
     synthetic, real = _Patches(), _Patches()
-    for meta_path in sorted((data_dir / "meta" / part).glob("*.json"))[:scenes]:
+    for meta_path in sorted((data_dir / "meta" / part).glob("*.json"))[:scenes] if data_dir else []:
         record = json.loads(meta_path.read_text())
         image = cv2.imread(str(data_dir / "images" / part / record["image"]))
         synthetic.negatives(_mistakes(image, find(image), _scene_corner_zones(record)))
@@ -346,9 +348,13 @@ def build_model():
 
 def card_probabilities(model, x):
     """(n, 53): the 52 cards' probabilities in ``CARD_CODES`` order, then "no index"."""
+    return cards_from_logits(*model(x))
+
+
+def cards_from_logits(rank_logits, suit_logits):
+    """``card_probabilities`` from the two heads' logits."""
     import torch
 
-    rank_logits, suit_logits = model(x)
     rank = torch.softmax(rank_logits, dim=1)
     suit = torch.softmax(suit_logits, dim=1)
     cards = suit[:, :, None] * rank[:, None, :NO_INDEX]  # (n, suit, rank): suit-major like CARD_CODES
@@ -360,14 +366,11 @@ class _Batches:
 
     SHARES = {"art": 0.35, "synthetic": 0.24, "real": 0.13, "negative": 0.28}
 
-    def __init__(self, bank: CropBank, batch: int, rng: np.random.Generator, shares: dict | None = None,
-                 groups: dict | None = None):
+    def __init__(self, bank: CropBank, batch: int, rng: np.random.Generator):
         self.bank, self.batch, self.rng = bank, batch, rng
-        shares = shares or self.SHARES
-        groups = bank.groups() if groups is None else groups
-        self.groups = {k: v for k, v in groups.items() if len(v) and shares.get(k)}
-        total = sum(shares[k] for k in self.groups)
-        self.counts = {k: round(batch * shares[k] / total) for k in self.groups}
+        self.groups = {k: v for k, v in bank.groups().items() if len(v)}
+        total = sum(self.SHARES[k] for k in self.groups)
+        self.counts = {k: round(batch * self.SHARES[k] / total) for k in self.groups}
 
     def next(self):
         import torch
@@ -379,9 +382,7 @@ class _Batches:
 
 
 def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: int, lr: float, seed: int,
-                     start_from: Path | None = None, log=print, save_every: float = 120.0,
-                     shares: dict | None = None, groups: dict | None = None, on_step=None,
-                     frozen_statistics: bool = False) -> Path:
+                     start_from: Path | None = None, log=print, save_every: float = 120.0) -> Path:
     """Trains for ``minutes`` of wall-clock in all, resuming from ``checkpoint`` if it is there.
 
     Args:
@@ -391,17 +392,9 @@ def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: in
         batch: crops per step.
         lr: AdamW's peak learning rate (cosine schedule over ``minutes``).
         seed: random seed.
-        start_from: weights to fine-tune from when there is no checkpoint yet (teaching a deck).
+        start_from: weights to continue from when there is no checkpoint yet (a continued run).
         log: where progress lines go.
         save_every: seconds between checkpoints.
-        shares: each batch's share of every kind of crop (``CropBank.groups``), instead of
-            the recipe's (teaching a deck weighs the player's photos more).
-        groups: the bank's crops by kind (indices into it), instead of ``CropBank.groups``
-            (teaching a deck tells the player's crops from the rehearsal's real ones).
-        on_step: called after every step with the seconds trained and ``minutes`` in
-            seconds (for a progress bar with time left).
-        frozen_statistics: keep the batch-norm statistics of the weights started from (a
-            lesson's batches, a player's deck in a large share, would shift them for every deck).
 
     Returns:
         ``checkpoint``, holding the weights under "model".
@@ -421,13 +414,9 @@ def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: in
         log(f"classifier: resuming at {state['seconds'] / 60:.1f} of {minutes:.0f} min, step {state['steps']}")
     elif start_from is not None:
         model.load_state_dict(torch.load(start_from, map_location="cpu", weights_only=False)["model"])
-    batches = _Batches(bank, batch, np.random.default_rng([seed, state["steps"]]), shares, groups)
+    batches = _Batches(bank, batch, np.random.default_rng([seed, state["steps"]]))
     budget = minutes * 60
     model.train()
-    if frozen_statistics:
-        for module in model.modules():
-            if isinstance(module, torch.nn.BatchNorm2d):
-                module.eval()
     last_save = last_log = time.monotonic()
     clock = time.monotonic() - state["seconds"]
     while state["seconds"] < budget:
@@ -446,8 +435,6 @@ def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: in
         state["steps"] += 1
         now = time.monotonic()
         state["seconds"] = now - clock
-        if on_step is not None:
-            on_step(min(state["seconds"], budget), budget)
         if now - last_log >= 30:
             log(f"classifier: step {state['steps']}, loss {loss.item():.3f}, "
                 f"{state['seconds'] / 60:.1f} of {minutes:.0f} min, about {(budget - state['seconds']) / 60:.0f} min left")
@@ -469,23 +456,29 @@ def _save(path: Path, model, optimizer, state: dict) -> None:
 
 
 def export_classifier(checkpoint: Path, out: Path) -> Path:
-    """Writes the ONNX classifier: (n, 3, 48, 48) RGB in [0, 1] to (n, 53) probabilities."""
+    """Writes the ONNX classifier: (n, 3, 48, 48) RGB in [0, 1] to (n, 53) probabilities
+    ("cards") and the (n, 160) pooled features both heads read ("features").
+
+    The features are what teaching a deck learns from (``cribcam.training.teach``): it fits
+    heads of its own on them, in numpy, so the base install teaches without torch.
+    """
     import torch
 
     model = build_model()
     model.load_state_dict(torch.load(checkpoint, map_location="cpu", weights_only=False)["model"])
     model.eval()
 
-    class Probabilities(torch.nn.Module):
+    class CardsAndFeatures(torch.nn.Module):
         def __init__(self):
             super().__init__()
             self.net = model
 
         def forward(self, x):
-            return card_probabilities(self.net, x)
+            features = self.net.features(x)
+            return cards_from_logits(self.net.rank(features), self.net.suit(features)), features
 
     out.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(Probabilities(), torch.zeros(1, 3, CROP_SIZE, CROP_SIZE), str(out),
-                      input_names=["crops"], output_names=["cards"], opset_version=17,
-                      dynamic_axes={"crops": {0: "n"}, "cards": {0: "n"}}, dynamo=False)
+    torch.onnx.export(CardsAndFeatures(), torch.zeros(1, 3, CROP_SIZE, CROP_SIZE), str(out),
+                      input_names=["crops"], output_names=["cards", FEATURES_OUTPUT], opset_version=17,
+                      dynamic_axes={"crops": {0: "n"}, "cards": {0: "n"}, FEATURES_OUTPUT: {0: "n"}}, dynamo=False)
     return out

@@ -3,7 +3,8 @@
 1. **Find**: the finder's boxes of each photo, grouped into cards by ``group_corners`` (the
    two, or four, printed corners of one card), each with the current reader's proposal.
 2. **Name**: by the stated layout (``cribcam.vision.decks.LAYOUT``, ``name_in_order``), by a
-   labels file (``name_by_labels``), or by the proposals confirmed or fixed on the teach page.
+   labels file (``name_by_labels``), by the one card a photo shows (``name_one_card``), or by
+   the proposals confirmed or fixed on the teach page.
 
 Runs on the runtime's models alone (no torch): the teach page and ``cribcam teach`` use it
 before ``cribcam.training.teach`` trains. ``render_layout`` draws the stated layout of a
@@ -382,14 +383,29 @@ def name_by_proposals(photo: LayoutPhoto) -> None:
 
 def name_by_labels(photo: LayoutPhoto, entry: dict, reader) -> None:
     """Takes the cards and boxes of a labels entry as they are, and says which of them the
-    finder does not find (they are taught, but reading them will need a clearer photo)."""
+    finder does not find (they are taught, but reading them will need a clearer photo).
+
+    A card labelled without a box (``{"card": "QH", "box": null}``, the class-only form
+    ``cribcam eval`` reads too) is the one card its photo shows: ``name_one_card``.
+    """
+    cards = entry.get("cards", [])
+    unboxed = [label for label in cards if isinstance(label, dict) and label.get("box") is None]
+    if unboxed:
+        if len(cards) != 1:
+            raise ValueError(f"{photo.name}: a card named without a box must be the only card of its photo "
+                             f"(every index found in it is taken for that card); give boxes to name several")
+        code = str(unboxed[0].get("card", "")).upper()
+        if code not in CARD_CODES:
+            raise ValueError(f"{photo.name}: {code!r} is not a card: name cards like 5H, TD, QS")
+        name_one_card(photo, code, reader)
+        return
     by_card: dict[str, list[list[float]]] = {}
-    for label in entry.get("cards", []):
-        code = str(label.get("card", "")).upper()
-        box = label.get("box")
+    for label in cards:
+        code = str(label.get("card", "")).upper() if isinstance(label, dict) else ""
+        box = label.get("box") if isinstance(label, dict) else None
         if code not in CARD_CODES or not (isinstance(box, list) and len(box) == 4):
             raise ValueError(f"{photo.name}: {label!r} is not a label: expected "
-                             '{"card": "TC", "box": [x1, y1, x2, y2]}')
+                             '{"card": "TC", "box": [x1, y1, x2, y2]} or {"card": "TC", "box": null}')
         by_card.setdefault(code, []).append([float(v) for v in box])
     photo.cards = reading_order([FoundCard(boxes, name=code)
                                  for code, boxes in by_card.items()])
@@ -397,6 +413,21 @@ def name_by_labels(photo: LayoutPhoto, entry: dict, reader) -> None:
     if unseen:
         photo.problems.append(f"{photo.name}: the finder does not see the index of {_listing(unseen)}: "
                               f"taught all the same, but photograph them more clearly to read them")
+
+
+def name_one_card(photo: LayoutPhoto, code: str | None, reader) -> None:
+    """Takes every index found in a photo of one card for that card: ``code``, or when None
+    the current reader's surest proposal (for the player to confirm or fix)."""
+    found = find_cards(reader, photo.image)
+    boxes = [box for card in found for box in card.boxes]
+    if not boxes:
+        photo.cards = []
+        photo.problems.append(f"{photo.name}: no index found: photograph the card closer, its corners in view")
+        return
+    surest = max(found, key=lambda card: card.confidence)
+    photo.cards = [FoundCard(boxes, code or surest.proposal, surest.proposal, surest.confidence)]
+    if photo.cards[0].name is None:
+        photo.problems.append(f"{photo.name}: the card could not be read: name it on the teach page or in --labels")
 
 
 def _unfound(photo: LayoutPhoto, found: np.ndarray) -> list[str]:

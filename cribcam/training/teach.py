@@ -1,16 +1,23 @@
-"""Teaching cribcam a player's own deck: the bundled classifier fine-tuned on photos of it.
+"""Teaching cribcam a player's own deck: heads of its own on the bundled classifier's features.
 
-Only the index classifier learns: the finder already boxes the indices of designs it never
-saw, and it is the glyphs of an unseen design that the classifier misreads. The steps:
+Only the reading of indices learns: the finder already boxes the indices of designs it never
+saw, and it is the glyphs of an unseen design that the classifier misreads. The bundled
+classifier's trunk is kept as it is and answers the features of every crop; a taught deck is
+a rank head and a suit head fitted on them (``cribcam.training.heads``), in numpy, so the
+base install teaches in well under a minute with no torch. Rank and suit apart, as the
+bundled heads: a deck that prints its own letters ("B", "V", "H" for the jack, queen, king)
+teaches its rank head those letters from whichever suits it shows, and they read on the
+others. The steps:
 
 1. **Find** the cards of each layout photo and 2. **name** them: ``cribcam.training.layout``.
-3. **Teach**: a few minutes of ``train_classifier`` from the bundled weights, on crops of the
-   player's indices mixed with a rehearsal of the training designs and photos
-   (``cribcam.training.rehearsal``), so that the taught model still reads the decks it knew.
-4. **Check**: the taught deck as the reader reads it (its model beside the bundled one,
-   ``vision.classifier.DeckClassifier``) against the bundled model, on a corner of some cards
-   held back from teaching and on rehearsal crops held back likewise; then the deck is saved
-   in the user's data folder (``cribcam.vision.decks``), never over the bundled model.
+3. **Teach**: augmented crops of the player's indices beside the rehearsal of the training
+   designs and photos (``cribcam.training.rehearsal``), so that the taught heads still read
+   the decks the bundled model knew; each crop read by the bundled model for its features
+   (as it is and turned half round, as the reader reads it), then both heads fitted.
+4. **Check**: the taught deck as the reader reads it (``vision.classifier.DeckClassifier``)
+   against the bundled model, on a corner of some cards held back from teaching and on
+   rehearsal crops held back likewise; then the deck is saved in the user's data folder
+   (``cribcam.vision.decks``), never over the bundled model.
 
 Everything runs on this machine; no photo leaves it.
 """
@@ -20,25 +27,27 @@ from __future__ import annotations
 import json
 import shutil
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
 import cv2
 import numpy as np
 
-from cribcam.scoring.cards import CARD_CODES, RANKS
+from cribcam.scoring.cards import CARD_CODES, RANKS, SUITS
+from cribcam.training.heads import fit_softmax, standardise
 from cribcam.training.layout import LayoutPhoto, as_labels, check_names, missing_cards
 from cribcam.training.rehearsal import REHEARSAL, load_rehearsal, rehearsal_crops, split_rehearsal
-from cribcam.vision.decks import (LABELS_FILE, PHOTOS_DIR, RECORD_FILE, TEACH_MINUTES, DeckError, TaughtDeck,
-                                  deck_folder)
-from cribcam.vision.models import CLASSIFIER_FILE, MODELS_DIR
+from cribcam.vision.classifier import DeckClassifier, IndexClassifier, heads_from_cards
+from cribcam.vision import CardReader
+from cribcam.vision.decks import HEADS_FILE, LABELS_FILE, PHOTOS_DIR, RECORD_FILE, DeckError, TaughtDeck, deck_folder
+from cribcam.vision.models import ModelMissingError, model_files
 
-START_WEIGHTS = Path("checkpoints") / "classifier.pt"  # in the models folder, beside the ONNX files
 STORED_SIDE = 1920  # teaching photos are kept at most this large (the reader reads no more)
 # The taught deck reads the held-back rehearsal crops this much worse: it says so (on about
 # 350 crops a share moves by 0.02 or so by chance alone).
 FORGOT = 0.05
+CHUNK = 256  # crops read for their features between two progress reports
 
 
 @dataclass
@@ -46,29 +55,54 @@ class Settings:
     """How a deck is taught.
 
     Attributes:
-        minutes: training time, wall-clock (the whole teaching takes about half a minute more).
-        batch: crops per step.
-        lr: AdamW's peak learning rate, a tenth of the recipe's: the weights are good already,
-            and at 1e-3 the taught model read the real validation photos worse (recall 0.47
-            against 0.50 at 3e-4 and 0.53 untaught, 2026-11-23, bench/bench_teach.py).
+        copies: augmented crops of each of the player's indices.
+        negative_copies: augmented crops of each negative of the player's photos.
+        rehearsal_copies: augmented crops of each rehearsal patch.
+        player_share: the player's indices' share of the loss.
+        negative_share: the negatives' share (the player's and the rehearsal's), about the
+            bundled training's (0.28); the rehearsal's indices have the rest. With the
+            negatives in the rehearsal's share alone, taught decks read more pips and court
+            art as cards (false "cards" on real-validation pips and art 0.023 -> 0.057).
+        steps: Adam steps of each head's fit.
+        decay: the heads' L2 penalty (their weights and bias): 0.01 let the deck's crops move
+            the other decks' answers more (real-validation index boxes misread 0.025 ->
+            0.038), 0.03 less (0.028) for about the same gain on the deck.
         seed: random seed.
         held_back: share of the cards showing two corners of which one corner is held back
-            from teaching, to measure the taught model on.
-        shares: each batch's share of the player's crops ("player"), the rehearsal's crops of
-            real photos, scenes and card art, and the negatives of both.
-        frozen_statistics: keep the starting model's batch-norm statistics: a lesson's
-            batches, a player's deck in a large share, shifted them for every deck, and the
-            taught model read the others less surely (models/README.md, "Teaching a deck").
+            from teaching, to measure the taught deck on.
     """
 
-    minutes: float = TEACH_MINUTES
-    batch: int = 96
-    lr: float = 3e-4
+    copies: int = 12
+    negative_copies: int = 2
+    rehearsal_copies: int = 1
+    player_share: float = 0.4
+    negative_share: float = 0.25
+    steps: int = 300
+    decay: float = 0.03
     seed: int = 0
     held_back: float = 0.2
-    shares: dict = field(default_factory=lambda: {"player": 0.4, "real": 0.1, "synthetic": 0.15, "art": 0.1,
-                                                  "negative": 0.25})
-    frozen_statistics: bool = True
+
+
+def teaching_unavailable(models: Path | None = None, rehearsal: Path = REHEARSAL) -> str | None:
+    """Why a deck cannot be taught with these models, in words, or None when it can.
+
+    Teaching needs the bundled classifier to answer its features (models exported since) and
+    the rehearsal set beside it; nothing else beyond the base install.
+    """
+    try:
+        classifier = model_files(models)[1]
+    except ModelMissingError as exc:
+        return str(exc)
+    if not Path(rehearsal).is_file():
+        return f"no rehearsal set at {rehearsal}: it ships with the models (models/rehearsal.npz)"
+    try:
+        answers_features = IndexClassifier(classifier, threads=1).has_features
+    except Exception as exc:  # a damaged model file
+        return f"the card classifier {classifier} cannot be loaded: {exc}"
+    if not answers_features:
+        return (f"the card classifier {classifier} answers no features to teach on: it was exported before "
+                f"teaching needed them; export it again (cribcam.training.classifier.export_classifier)")
+    return None
 
 
 def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, settings: Settings | None = None,
@@ -79,11 +113,12 @@ def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, sett
     Args:
         photos: layout photos whose cards are named (unnamed cards are left out).
         name: the deck's name (``cribcam.vision.decks.check_name``).
-        models: the folder of the models to start from (``finder.onnx``, ``classifier.onnx``
-            and ``checkpoints/classifier.pt``); the bundled ones by default.
-        settings: how long and how to train (``Settings()`` by default).
+        models: the folder of the models to teach on (its ``classifier.onnx``); the bundled
+            ones by default.
+        settings: how to teach (``Settings()`` by default).
         rehearsal: the rehearsal set of the training designs and photos.
-        progress: called with (stage, seconds done, seconds in all) as teaching goes on.
+        progress: called with (stage, seconds done, seconds in all, as far as can be told)
+            as teaching goes on.
         log: where lines for a log go.
 
     Returns:
@@ -91,11 +126,9 @@ def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, sett
 
     Raises:
         DeckError: a bad name, or a deck of that name exists already.
-        ValueError: no card is named, or a name is no card.
-        FileNotFoundError: the starting weights or the rehearsal set are missing.
+        ValueError: no card is named, a name is no card, or the models cannot be taught on
+            (``teaching_unavailable``: the classifier or the rehearsal set missing, say).
     """
-    from cribcam.training.classifier import export_classifier, train_classifier
-
     started = time.monotonic()
     settings = settings or Settings()
     report = progress or (lambda stage, done, total: None)
@@ -104,37 +137,35 @@ def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, sett
         raise DeckError(f"a deck named {name!r} exists already: remove it first (cribcam decks remove {name}) "
                         f"or choose another name")
     check_names(photos)
-    models = Path(models) if models else MODELS_DIR
-    weights = models / START_WEIGHTS
-    if not weights.is_file():
-        raise FileNotFoundError(f"no classifier weights to start from at {weights}: teaching fine-tunes them")
+    why_not = teaching_unavailable(models, rehearsal)
+    if why_not:
+        raise ValueError(why_not)
     labels = {k: v for k, v in as_labels(photos).items() if v["cards"]}
     if not labels:
         raise ValueError("no card is named: there is nothing to teach")
 
     report("preparing", 0.0, 0.0)
+    reader = CardReader(models)  # its finder finds the pips and art to reject; its classifier is taught on
+    bundled = reader.classifier
     work = folder.with_name(f".{name}.teaching")
     shutil.rmtree(work, ignore_errors=True)
     try:
         labels = _store_photos(photos, labels, work / PHOTOS_DIR)
         (work / LABELS_FILE).write_text(json.dumps(labels, indent=1) + "\n")
-        bank, groups, held, known_held = _lesson(work / PHOTOS_DIR, labels, rehearsal, settings)
-        log(f"teach {name}: {len(bank)} crops, {sum(len(v['cards']) for v in held.values())} corners "
+        lesson, held, known_held = _lesson(work / PHOTOS_DIR, labels, rehearsal, settings,
+                                           lambda image: reader.find(image).xyxy)
+        log(f"teach {name}: {len(lesson['crops'])} crops, {sum(len(v['cards']) for v in held.values())} corners "
             f"and {len(known_held)} rehearsal crops held back")
-        budget = settings.minutes * 60
-        train_classifier(bank, work / "classifier.pt", settings.minutes, settings.batch, settings.lr, settings.seed,
-                         start_from=weights, log=log, save_every=budget + 60, shares=settings.shares,
-                         groups=groups, frozen_statistics=settings.frozen_statistics,
-                         on_step=lambda done, total: report("training", done, total))
+        cards, features = _features(bundled, lesson["crops"], started, report)
+        _fit_heads(cards, features, lesson, settings, bundled.fingerprint(), work / HEADS_FILE)
         report("checking", 0.0, 0.0)
-        export_classifier(work / "classifier.pt", work / CLASSIFIER_FILE)
-        (work / "classifier.pt").unlink()
-        checks = _checks(models / CLASSIFIER_FILE, work / CLASSIFIER_FILE, work / PHOTOS_DIR, held, known_held)
+        checks = _checks(bundled, work / HEADS_FILE, work / PHOTOS_DIR, held, known_held)
         record = {"name": name, "taught": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                   "photos": len(labels), "cards": sorted({c["card"] for v in labels.values() for c in v["cards"]},
                                                          key=CARD_CODES.index),
-                  "missing": missing_cards(photos), "settings": asdict(settings),
-                  "started_from": str(weights), "seconds": round(time.monotonic() - started, 1), "checks": checks}
+                  "missing": missing_cards(photos), "ranks_shown_on": _ranks_shown_on(labels),
+                  "settings": asdict(settings), "taught_on": str(bundled.path),
+                  "seconds": round(time.monotonic() - started, 1), "checks": checks}
         (work / RECORD_FILE).write_text(json.dumps(record, indent=1) + "\n")
         work.rename(folder)
     except BaseException:
@@ -144,23 +175,83 @@ def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, sett
     return TaughtDeck(name, folder, record)
 
 
-def _lesson(photos: Path, labels: dict, rehearsal: Path, settings: Settings):
-    """The crops to teach from: the player's indices but those held back, negatives from their
-    photos, and the rehearsal set but a fifth of its indices; the crops by kind (the player's
-    apart from the rehearsal's real ones); then the held-back labels and crops."""
-    from cribcam.training.classifier import NO_INDEX, CropBank, bank_from_labelled_photos
+def _lesson(photos: Path, labels: dict, rehearsal: Path, settings: Settings, find):
+    """The crops to teach from, augmented: the player's indices but those held back, negatives
+    from their photos (what the finder boxes there clear of every index, the pips and court
+    art the deck's own reading must reject, and places drawn at random), and the rehearsal set
+    but a fifth of its indices; each crop's rank, suit and weight in the loss. Then the
+    held-back labels and rehearsal crops."""
+    from cribcam.training.classifier import NO_INDEX, CropBank, augment, bank_from_finder_mistakes, \
+        bank_from_labelled_photos
 
+    rng = np.random.default_rng(settings.seed)
     taught, held = _hold_back(labels, settings.held_back, settings.seed)
     player = bank_from_labelled_photos(photos, taught, settings.seed, negatives_per_index=0)
     every = bank_from_labelled_photos(photos, labels, settings.seed)
-    negatives = every.rank == NO_INDEX  # drawn clear of every index, held-back ones too
+    drawn = every.rank == NO_INDEX  # drawn clear of every index, held-back ones too
+    negatives = CropBank.merge([bank_from_finder_mistakes(find, None, "", photos, labels),
+                                CropBank(every.patches[drawn], every.rank[drawn], every.suit[drawn], every.real[drawn])])
     known, known_held = split_rehearsal(load_rehearsal(rehearsal), settings.seed)
-    bank = CropBank.merge([player, CropBank(every.patches[negatives], every.rank[negatives], every.suit[negatives],
-                                            every.real[negatives]), known])
-    groups = bank.groups()
-    groups["player"] = np.arange(len(player))  # merged first
-    groups["real"] = np.setdiff1d(groups["real"], groups["player"])
-    return bank, groups, held, known_held
+    parts = [(player.patches, player.rank, player.suit, settings.copies, True),
+             (negatives.patches, negatives.rank, negatives.suit, settings.negative_copies, False),
+             (known.patches, known.rank, known.suit, settings.rehearsal_copies, False)]
+    crops, rank, suit, mine = [], [], [], []
+    for patches, ranks, suits, copies, players in parts:
+        if not len(patches) or not copies:
+            continue
+        crops.append(augment(rng, np.repeat(patches, copies, axis=0)))
+        rank.append(np.repeat(ranks, copies))
+        suit.append(np.repeat(suits, copies))
+        mine.append(np.full(len(patches) * copies, players))
+    rank, mine = np.concatenate(rank), np.concatenate(mine)
+    negative = rank == NO_INDEX
+    known_index = ~mine & ~negative
+    weight = np.select([mine, negative], [settings.player_share / max(mine.sum(), 1),
+                                          settings.negative_share / max(negative.sum(), 1)],
+                       (1 - settings.player_share - settings.negative_share) / max(known_index.sum(), 1))
+    return {"crops": np.concatenate(crops), "rank": rank, "suit": np.concatenate(suit), "weight": weight}, \
+        held, known_held
+
+
+def _features(bundled: IndexClassifier, crops: np.ndarray, started: float, report) -> tuple[np.ndarray, np.ndarray]:
+    """The bundled model's (2, n, 53) probabilities and (2, n, F) features of the crops both
+    ways up, read in chunks; progress in seconds, the whole estimated from the pace so far."""
+    cards, features = [], []
+    for i in range(0, len(crops), CHUNK):
+        answers = bundled.read_with_features(crops[i:i + CHUNK])
+        cards.append(answers[0])
+        features.append(answers[1])
+        done = time.monotonic() - started
+        report("training", done, done * len(crops) / min(i + CHUNK, len(crops)))
+    return np.concatenate(cards, axis=1), np.concatenate(features, axis=1)
+
+
+def _fit_heads(cards: np.ndarray, features: np.ndarray, lesson: dict, settings: Settings, fingerprint: str,
+               out: Path) -> None:
+    """Fits the rank head's correction on every crop and the suit head's on the indices (both
+    ways up, each with the crop's labels), and writes them as ``TaughtHeads`` reads them."""
+    from cribcam.training.classifier import NO_INDEX
+
+    x = features.reshape(-1, features.shape[-1])
+    rank_prior, suit_prior = heads_from_cards(cards.reshape(-1, cards.shape[-1]))
+    rank, suit, weight = (np.tile(lesson[k], 2) for k in ("rank", "suit", "weight"))
+    mean, scale = standardise(x)
+    z = ((x - mean) / scale).astype(np.float32)
+    index = rank != NO_INDEX
+    rank_weights, rank_bias = fit_softmax(z, rank, weight, rank_prior, settings.decay, settings.steps)
+    suit_weights, suit_bias = fit_softmax(z[index], suit[index], weight[index], suit_prior[index], settings.decay,
+                                          settings.steps)
+    np.savez(out, mean=mean, scale=scale, rank_weights=rank_weights, rank_bias=rank_bias,
+             suit_weights=suit_weights, suit_bias=suit_bias, classifier=fingerprint)
+
+
+def _ranks_shown_on(labels: dict) -> dict:
+    """Each rank taught and the suits it was shown on: a rank shown on some suits reads on all."""
+    shown: dict[str, set] = {}
+    for entry in labels.values():
+        for label in entry["cards"]:
+            shown.setdefault(label["card"][0], set()).add(label["card"][1])
+    return {rank: "".join(s for s in SUITS if s in shown[rank]) for rank in RANKS if rank in shown}
 
 
 def _store_photos(photos: list[LayoutPhoto], labels: dict, out: Path) -> dict:
@@ -197,14 +288,11 @@ def _hold_back(labels: dict, share: float, seed: int) -> tuple[dict, dict]:
     return taught, held
 
 
-def _checks(default: Path, taught: Path, photos: Path, held: dict, known_held) -> dict:
+def _checks(bundled: IndexClassifier, heads: Path, photos: Path, held: dict, known_held) -> dict:
     """Share of held-back crops read right by the bundled classifier and by the taught deck as
     the reader reads it (``DeckClassifier``): corners of the player's cards, and crops of the
     training designs and photos."""
-    from cribcam.vision.classifier import DeckClassifier, IndexClassifier
-
-    bundled = IndexClassifier(default)
-    readers = {"default": bundled, "taught": DeckClassifier(IndexClassifier(taught), bundled)}
+    readers = {"default": bundled, "taught": DeckClassifier(heads, bundled)}
     checks = {}
     boxes = [(image, c["box"], c["card"]) for image, entry in held.items() for c in entry["cards"]]
     if boxes:
@@ -224,7 +312,7 @@ def _accuracy_on_photos(classifier, photos: Path, boxes: list[tuple[str, list, s
         image = cv2.imread(str(photos / image_name))
         mine = [b for b in boxes if b[0] == image_name]
         probabilities = classifier(image, np.array([b[1] for b in mine], np.float32))
-        right += sum(CARD_CODES[int(p[:52].argmax())] == b[2] and p[:52].max() >= p[52]
+        right += sum(bool(CARD_CODES[int(p[:52].argmax())] == b[2] and p[:52].max() >= p[52])
                      for p, b in zip(probabilities, mine))
     return round(right / len(boxes), 4)
 

@@ -3,12 +3,14 @@
 A small CNN (trained by ``cribcam.training.classifier``) reads the square crop around each
 box (``crops.index_crop``, the same crop as in training) and answers 53 probabilities: the 52
 cards in ``CARD_CODES`` order and "no index" (pips, court art, backs, clutter the finder took
-for an index). A deck the player taught (``cribcam teach``) is read by ``DeckClassifier``: its
-own classifier beside the bundled one.
+for an index). Beside them it answers the pooled features its two heads (rank and suit) read:
+a deck the player taught (``cribcam teach``) is heads of its own fitted on those features
+(``TaughtHeads``), and ``DeckClassifier`` reads it.
 """
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +19,9 @@ from cribcam.vision.crops import index_crop, to_blob
 from cribcam.vision.models import onnx_session
 
 BATCH = 64  # crops per run: bounds memory on a photo with very many boxes
+FEATURES_OUTPUT = "features"  # the ONNX output of the pooled features (``export_classifier``)
+RANK_CLASSES = 14  # 13 ranks and "no index", as the bundled rank head
+SUIT_CLASSES = 4
 
 
 class IndexClassifier:
@@ -43,6 +48,11 @@ class IndexClassifier:
         crops = [index_crop(image, box, self.size) for box in boxes]
         return np.array(crops, np.uint8).reshape(len(crops), self.size, self.size, 3)
 
+    @property
+    def has_features(self) -> bool:
+        """Whether this model answers its features too (exported since teaching needs them)."""
+        return FEATURES_OUTPUT in [output.name for output in self.session.get_outputs()]
+
     def read_crops(self, crops: np.ndarray) -> np.ndarray:
         """(n, 53) probabilities for the crops that ``crops`` cut.
 
@@ -51,43 +61,133 @@ class IndexClassifier:
         of one rarely survives the other (exact hands 0.63 -> 0.67 on the synthetic validation
         scenes and real training photos, where the reader's thresholds are chosen).
         """
-        if len(crops) == 0:
-            return np.zeros((0, 53), np.float32)
-        both = np.concatenate([crops, crops[:, ::-1, ::-1]])
-        answers = np.concatenate([self.session.run(None, {self.input_name: to_blob(both[i:i + BATCH])})[0]
-                                  for i in range(0, len(both), BATCH)])
+        answers = self._run_both(crops, ["cards"])[0]
         return (answers[:len(crops)] + answers[len(crops):]) / 2
+
+    def read_with_features(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The (2, n, 53) probabilities and (2, n, F) features of each crop as it is and turned
+        half round.
+
+        Raises:
+            ValueError: the model answers no features (exported before teaching needed them).
+        """
+        if not self.has_features:
+            raise ValueError(f"{self.path} answers no features for a taught deck to read: export it again with "
+                             f"cribcam.training.classifier.export_classifier")
+        answers, features = self._run_both(crops, ["cards", FEATURES_OUTPUT])
+        n = len(crops)
+        return answers.reshape(2, n, -1), features.reshape(2, n, -1)
+
+    def fingerprint(self) -> str:
+        """The SHA-256 of the model file: features are this model's, and heads fitted on them
+        read no other model's."""
+        return hashlib.sha256(self.path.read_bytes()).hexdigest()
+
+    def _run_both(self, crops: np.ndarray, outputs: list[str]) -> list[np.ndarray]:
+        """The outputs for the crops, then for the crops turned half round, run in batches."""
+        if len(crops) == 0:
+            widths = {"cards": 53, FEATURES_OUTPUT: 0}
+            return [np.zeros((0, widths[name]), np.float32) for name in outputs]
+        both = np.concatenate([crops, crops[:, ::-1, ::-1]])
+        runs = [self.session.run(outputs, {self.input_name: to_blob(both[i:i + BATCH])})
+                for i in range(0, len(both), BATCH)]
+        return [np.concatenate([run[k] for run in runs]) for k in range(len(outputs))]
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise softmax, safe for large logits."""
+    shifted = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return shifted / shifted.sum(axis=-1, keepdims=True)
+
+
+def cards_from_heads(rank: np.ndarray, suit: np.ndarray) -> np.ndarray:
+    """(..., 53) card probabilities (``CARD_CODES`` order, then "no index") from (..., 14) rank
+    and (..., 4) suit probabilities, as the bundled model forms them."""
+    cards = suit[..., :, None] * rank[..., None, :RANK_CLASSES - 1]  # (..., suit, rank): suit-major
+    return np.concatenate([cards.reshape(*rank.shape[:-1], -1), rank[..., RANK_CLASSES - 1:]], axis=-1)
+
+
+def heads_from_cards(cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (..., 14) rank and (..., 4) suit log-probabilities that (..., 53) card probabilities
+    were formed from (``cards_from_heads`` undone; floored, so no logit is infinite)."""
+    grid = cards[..., :52].reshape(*cards.shape[:-1], SUIT_CLASSES, RANK_CLASSES - 1)
+    rank = np.concatenate([grid.sum(axis=-2), cards[..., 52:]], axis=-1)
+    suit = grid.sum(axis=-1)
+    suit = suit / np.maximum(suit.sum(axis=-1, keepdims=True), 1e-12)
+    return np.log(np.maximum(rank, 1e-9)), np.log(np.maximum(suit, 1e-9))
+
+
+class TaughtHeads:
+    """A taught deck's rank and suit heads: the bundled heads corrected on the features.
+
+    Each head's logits are the bundled head's log-probabilities plus a linear map of the
+    bundled classifier's standardised features, fitted on the deck (``cribcam.training.teach``):
+    where the deck looks like what the bundled model knew the correction is near nothing.
+    Rank and suit are read apart, as the bundled heads read them, so a rank the deck prints
+    in its own letters ("H" for the king, "1" for the ace) that was shown on some suits reads
+    on the others too. Kept as a ``.npz``: ``mean``/``scale`` standardise the features,
+    ``rank_weights``/``rank_bias`` and ``suit_weights``/``suit_bias`` are the corrections,
+    ``classifier`` the fingerprint of the model whose features they read.
+
+    Args:
+        path: the heads file.
+
+    Raises:
+        ValueError: the file is no heads file.
+    """
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        try:
+            with np.load(self.path) as saved:
+                self.mean, self.scale = saved["mean"], saved["scale"]
+                self.rank_weights, self.rank_bias = saved["rank_weights"], saved["rank_bias"]
+                self.suit_weights, self.suit_bias = saved["suit_weights"], saved["suit_bias"]
+                self.classifier = str(saved["classifier"])
+        except (OSError, ValueError, KeyError) as exc:
+            raise ValueError(f"{self.path} is not a taught deck's heads file ({exc}): teach the deck again") from None
+        if self.rank_weights.shape[1] != RANK_CLASSES or self.suit_weights.shape[1] != SUIT_CLASSES:
+            raise ValueError(f"{self.path} is not a taught deck's heads file: teach the deck again")
+
+    def __call__(self, cards: np.ndarray, features: np.ndarray) -> np.ndarray:
+        """(..., 53) card probabilities from the bundled model's (..., 53) and its (..., F) features."""
+        rank, suit = heads_from_cards(cards)
+        z = (features - self.mean) / self.scale
+        return cards_from_heads(softmax(rank + z @ self.rank_weights + self.rank_bias),
+                                softmax(suit + z @ self.suit_weights + self.suit_bias))
 
 
 class DeckClassifier:
-    """A taught deck's classifier read beside the bundled one: each box takes the surer answer.
+    """A taught deck read through the bundled classifier: its answers corrected by the deck's heads.
 
-    The taught model is sure of the deck it was taught and the bundled one of the designs it
-    was trained on; fine-tuning leaves the taught model less sure of those (fewer of their cards
-    pass the reader's threshold). Taking, box by box, the answer with the higher card
-    probability, three taught decks read the real validation photos as well as the bundled
-    model or better (recall 0.817 -> 0.817, 0.827, 0.820; the taught models alone 0.790 to
-    0.800) and two held-out designs better than the taught models alone (recall 0.464 ->
-    0.485, 0.724 -> 0.732): ``bench/bench_teach.py``, 2026-11-24, run 4's models.
+    One run of the bundled model answers its probabilities and its features, for each crop
+    as it is and turned half round; the taught heads correct both, and the two are averaged
+    as ``IndexClassifier.read_crops`` averages them.
 
     Args:
-        taught: the deck's classifier.
-        bundled: the classifier it was taught from.
+        heads: the deck's heads file (``TaughtHeads``).
+        bundled: the classifier the deck was taught on.
+
+    Raises:
+        ValueError: the heads were fitted on another model's features, or the bundled model
+            answers none.
     """
 
-    def __init__(self, taught: IndexClassifier, bundled: IndexClassifier):
-        if taught.size != bundled.size:
-            raise ValueError(f"the taught classifier reads {taught.size}-pixel crops and the bundled one "
-                             f"{bundled.size}: teach the deck again from these models")
-        self.taught, self.bundled = taught, bundled
-        self.size, self.path = taught.size, taught.path
+    def __init__(self, heads: Path, bundled: IndexClassifier):
+        self.heads = TaughtHeads(heads)
+        if not bundled.has_features or self.heads.classifier != bundled.fingerprint():
+            raise ValueError(f"the deck at {self.heads.path.parent} was taught on another card classifier than "
+                             f"{bundled.path}: teach it again from its photos (cribcam teach "
+                             f"{self.heads.path.parent}/photos/*.jpg --labels {self.heads.path.parent}/labels.json "
+                             f"--name NEW-NAME)")
+        self.bundled = bundled
+        self.size, self.path = bundled.size, self.heads.path
 
     def __call__(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """(n, 53) probabilities for the (n, 4) ``boxes`` of a BGR image: 52 cards, then none."""
-        return self.read_crops(self.taught.crops(image, boxes))
+        return self.read_crops(self.bundled.crops(image, boxes))
 
     def read_crops(self, crops: np.ndarray) -> np.ndarray:
-        """(n, 53) probabilities: per crop, the answer of the classifier surer of a card."""
-        taught, bundled = self.taught.read_crops(crops), self.bundled.read_crops(crops)
-        surer = taught[:, :52].max(axis=1) > bundled[:, :52].max(axis=1)
-        return np.where(surer[:, None], taught, bundled)
+        """(n, 53) probabilities for the crops, read with the deck's heads."""
+        cards, features = self.bundled.read_with_features(crops)
+        return self.heads(cards, features).mean(axis=0)

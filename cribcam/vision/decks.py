@@ -1,18 +1,19 @@
-"""Taught decks: named index classifiers a player taught on their own deck (`cribcam teach`).
+"""Taught decks: the heads a player taught on their own deck (`cribcam teach`), kept by name.
 
 A deck lives in its own folder of the user's data folder, never in the repository:
 ``$CRIBCAM_DATA/decks/NAME/`` when ``CRIBCAM_DATA`` is set, else
 ``$XDG_DATA_HOME/cribcam/decks/NAME/`` (by default ``~/.local/share/cribcam/decks/NAME/``).
 It holds:
 
-* ``classifier.onnx``: the taught classifier, read by ``CardReader(classifier=...)`` beside
-  the bundled finder and classifier (the finder is never taught: it finds indices of any
-  design; each box takes the surer of the two classifiers' answers);
+* ``heads.npz``: the taught rank and suit heads, read by ``CardReader(classifier=...)`` on
+  the bundled classifier's features (``vision.classifier.DeckClassifier``; the finder is
+  never taught: it finds indices of any design);
 * ``deck.json``: when and how it was taught and what was measured after teaching;
 * ``photos/`` and ``labels.json``: the teaching photos and their names, in the format of
   ``cribcam eval --labels`` (so a deck can be measured, or taught again, from its own folder).
 
-A folder without ``classifier.onnx`` is not a deck (a teaching cut short leaves none).
+A folder without ``heads.npz`` is not a deck (a teaching cut short leaves none); one with the
+``classifier.onnx`` of an older cribcam instead is said to need teaching again.
 """
 
 from __future__ import annotations
@@ -30,11 +31,8 @@ from cribcam.vision.models import CLASSIFIER_FILE
 LAYOUT = ("one suit per photo, clubs, diamonds, hearts, spades (or the suits named); in each "
           "photo the thirteen cards face up and apart, ace to king in reading order: rows top "
           "to bottom, each row left to right, rows across the photo")
-# Training time of a taught deck (the whole teaching takes about half a minute more). Longer
-# lessons made the taught model forget more of the other decks on average, and take 2.5 times
-# as long (models/README.md, "Teaching a deck": 4 against 1.5 minutes, 2026-11-24).
-TEACH_MINUTES = 1.5
 DATA_ENV = "CRIBCAM_DATA"  # overrides the data folder (tests, several players on one account)
+HEADS_FILE = "heads.npz"
 RECORD_FILE = "deck.json"
 PHOTOS_DIR = "photos"
 LABELS_FILE = "labels.json"
@@ -62,7 +60,8 @@ class TaughtDeck:
 
     @property
     def classifier(self) -> Path:
-        return self.folder / CLASSIFIER_FILE
+        """The deck's heads file, which ``CardReader(classifier=...)`` reads."""
+        return self.folder / HEADS_FILE
 
 
 def data_dir() -> Path:
@@ -100,7 +99,7 @@ def list_decks() -> list[TaughtDeck]:
         return []
     decks = []
     for folder in sorted(root.iterdir()):
-        if folder.is_dir() and _NAME.fullmatch(folder.name) and (folder / CLASSIFIER_FILE).is_file():
+        if folder.is_dir() and _NAME.fullmatch(folder.name) and (folder / HEADS_FILE).is_file():
             decks.append(TaughtDeck(folder.name, folder, _read_record(folder)))
     return decks
 
@@ -112,14 +111,17 @@ def find_deck(name: str) -> TaughtDeck:
         DeckError: the name is not a deck name, or no deck of that name was taught.
     """
     folder = deck_folder(name)
-    if not (folder / CLASSIFIER_FILE).is_file():
+    if not (folder / HEADS_FILE).is_file() and (folder / CLASSIFIER_FILE).is_file():
+        raise DeckError(f"the deck {name!r} was taught by an older cribcam: teach it again from its photos "
+                        f"(cribcam teach {folder / PHOTOS_DIR}/*.jpg --labels {folder / LABELS_FILE} --name NEW-NAME)")
+    if not (folder / HEADS_FILE).is_file():
         taught = ", ".join(d.name for d in list_decks()) or "none yet (teach one with `cribcam teach`)"
         raise DeckError(f"no taught deck named {name!r}; taught decks: {taught}")
     return TaughtDeck(name, folder, _read_record(folder))
 
 
 def deck_classifier(name: str | None) -> Path | None:
-    """The classifier file of the deck ``name``, or None for the bundled classifier (no name).
+    """The heads file of the deck ``name``, or None for the bundled classifier alone (no name).
 
     Raises:
         DeckError: as ``find_deck``.

@@ -38,7 +38,7 @@ class CardReader:
         conf: minimum card probability for a corner box to count.
         threads: onnxruntime threads (0: as many as it likes).
         finder_conf: the finder's threshold.
-        classifier: a taught deck's classifier ONNX file, read beside the folder's
+        classifier: a taught deck's heads file, read on the folder's classifier's features
             (``DeckClassifier``).
 
     Example:
@@ -51,13 +51,13 @@ class CardReader:
                  finder_conf: float = FINDER_CONF, classifier: str | Path | None = None):
         finder, bundled = model_files(model_path)
         if classifier and not Path(classifier).is_file():
-            raise ModelMissingError(f"no classifier model at {classifier}")
+            raise ModelMissingError(f"no taught deck at {classifier}")
         self.folder = finder.parent
         self.conf = conf
         self.finder = IndexFinder(finder, conf=finder_conf, threads=threads)
         self.classifier = IndexClassifier(bundled, threads=threads)
         if classifier:
-            self.classifier = DeckClassifier(IndexClassifier(Path(classifier), threads=threads), self.classifier)
+            self.classifier = DeckClassifier(Path(classifier), self.classifier)
 
     def find(self, image: np.ndarray) -> Detections:
         """The finder's index boxes in a BGR image's pixels, one score column.

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from flask import Flask, Request, current_app, has_request_context, jsonify, make_response, request
 from werkzeug.exceptions import BadRequest, Forbidden, HTTPException
 
-from cribcam.vision.decks import TEACH_MINUTES, DeckError, check_name
+from cribcam.vision.decks import DeckError, check_name
 from cribcam.web.images import DEFAULT_MAX_PIXELS, DEFAULT_MAX_SIDE
 from cribcam.web.pages import error_page
 from cribcam.web.reader_slot import ModelUnavailable, ReaderSlot
@@ -38,7 +38,6 @@ DEFAULTS = {
                             # counts quick while photos are read (bench/load_test.py)
     "LOAD_MODEL_AT_START": True,
     "DECK": None,  # the taught deck photos are read with when a request chooses none (serve --deck)
-    "TEACH_MINUTES": TEACH_MINUTES,  # training time of a deck taught on the teach page
 }
 
 log = logging.getLogger(__name__)

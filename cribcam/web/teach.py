@@ -13,7 +13,6 @@ hold (never opened, dropped to make room, or removed) is 404, as an unknown game
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 import secrets
 import threading
@@ -25,7 +24,7 @@ from pathlib import Path
 from flask import Blueprint, current_app, jsonify, request
 from werkzeug.exceptions import NotFound
 
-from cribcam.scoring.cards import SUITS
+from cribcam.scoring.cards import CARD_CODES, SUITS
 from cribcam.vision.decks import LAYOUT, DeckError, check_name, deck_folder, list_decks
 from cribcam.web import api
 from cribcam.web.pages import render_page
@@ -121,12 +120,20 @@ def _teachings() -> Teachings:
 
 @bp.context_processor
 def _layout():
-    return {"layout": LAYOUT, "suits": SUITS, "teach_minutes": current_app.config["TEACH_MINUTES"]}
+    return {"layout": LAYOUT, "suits": SUITS}
+
+
+def _unavailable() -> str | None:
+    """Why no deck can be taught on this server, or None when one can."""
+    from cribcam.training.teach import teaching_unavailable
+
+    return teaching_unavailable(current_app.config["MODEL_PATH"])
 
 
 @bp.get("/teach")
 def page():
-    return render_page("teach.html")
+    """The teach page; it says at once when this server cannot teach a deck, and why."""
+    return render_page("teach.html", unavailable=_unavailable())
 
 
 @bp.get("/api/decks")
@@ -142,9 +149,11 @@ def decks():
 def add_photo():
     """Finds the cards of a layout photo (multipart field ``image``).
 
-    Form fields: ``session`` (from an earlier answer; none opens a session) and ``suit``
-    (C, D, H or S: the photo holds that suit as the layout states, named ace to king;
-    empty: the cards lie in any order and the current reader proposes their names).
+    Form fields: ``session`` (from an earlier answer; none opens a session), and ``suit``
+    (C, D, H or S: the photo holds that suit as the layout states, named ace to king) or
+    ``one_card`` ("true": the photo shows one card, and every index found in it is that card,
+    named ``card`` or else as the current reader proposes); neither: the cards lie in any
+    order and the current reader proposes their names.
 
     Returns:
         ``{"session", "photo": {"id", "name", "width", "height", "suit", "cards": [{"boxes",
@@ -158,19 +167,30 @@ def add_photo():
     suit = (form.get("suit") or "").strip().upper()
     if suit and suit not in SUITS:
         raise api.BadRequest('"suit" must be one of C, D, H, S, or empty for cards in any order')
+    one_card = (form.get("one_card") or "").strip().lower() == "true"
+    card = (form.get("card") or "").strip().upper()
+    if card and card not in CARD_CODES:
+        raise api.BadRequest(f'"card" must name one card, like QH or TC, not {card!r}')
+    if one_card and suit:
+        raise api.BadRequest('a photo holds a suit laid out ("suit") or one card ("one_card"), not both')
     image = api.uploaded_image(upload)
     reader = reader_slot(current_app).get()  # the bundled reader finds and proposes: 503 without one
     session_id, session = _teachings().session(form.get("session"), create=True)
     if len(session.photos) >= MAX_PHOTOS:
         raise Conflict(f"a deck is taught from {MAX_PHOTOS} photos at most: remove one first")
-    photo = layout.LayoutPhoto(_unique_name(upload.filename, session), image, layout.find_cards(reader, image))
-    if suit:
-        layout.name_in_order(photo, suit)
+    photo = layout.LayoutPhoto(_unique_name(upload.filename, session), image)
+    if one_card:
+        layout.name_one_card(photo, card or None, reader)
     else:
-        layout.name_by_proposals(photo)
+        photo.cards = layout.find_cards(reader, image)
+        if suit:
+            layout.name_in_order(photo, suit)
+        else:
+            layout.name_by_proposals(photo)
     photo_id = secrets.token_urlsafe(6)
     session.photos[photo_id] = photo
-    return jsonify(session=session_id, photo={"id": photo_id, "suit": suit or None, **photo.as_json()})
+    return jsonify(session=session_id, photo={"id": photo_id, "suit": suit or None, "one_card": one_card,
+                                              **photo.as_json()})
 
 
 def _unique_name(filename: str | None, session: Session) -> str:
@@ -200,7 +220,7 @@ def train():
     Answers 202 and teaches in a thread; ``GET /api/teach/status`` follows it. Errors: 400
     (a bad name or body, no session id), 404 (no such session), 409 (the name is taken, or
     another deck is being taught), 413 (a body over ``MAX_JSON_BYTES``), 422 (a name that is
-    no card, or none at all), 503 (no training tools or no model).
+    no card, or none at all), 503 (the models cannot be taught on: ``teaching_unavailable``).
     """
     from cribcam.training import layout, teach
 
@@ -229,14 +249,15 @@ def train():
         return jsonify(error=str(exc)), 422
     if not any(card.name for photo in named for card in photo.cards):
         return jsonify(error="no card is named: there is nothing to teach"), 422
-    if importlib.util.find_spec("torch") is None:
-        return jsonify(error="teaching needs the training tools on this server: pip install -e '.[train]'"), 503
+    unavailable = _unavailable()
+    if unavailable:
+        return jsonify(error=f"a deck cannot be taught on this server: {unavailable}"), 503
     teachings = _teachings()
     with teachings.lock:
         if teachings.running is not None and teachings.running.stage not in ("done", "failed"):
             raise Conflict(f"the deck {teachings.running.name} is being taught on this server: wait for it")
         session.job = teachings.running = Job(name)
-    settings = teach.Settings(minutes=current_app.config["TEACH_MINUTES"])
+    settings = teach.Settings(**current_app.config.get("TEACH_SETTINGS", {}))
     models = current_app.config["MODEL_PATH"]
     threading.Thread(target=_teach, args=(session.job, named, models, settings), daemon=True,
                      name=f"teach-{name}").start()

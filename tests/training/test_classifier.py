@@ -90,6 +90,22 @@ def test_training_resumes_and_exports_a_model_the_runtime_reads(tmp_path):
     assert out.shape == (2, 53) and np.allclose(out.sum(axis=1), 1, atol=1e-4)
 
 
+def test_the_exported_features_are_what_the_heads_read(tmp_path):
+    """The "features" output through the checkpoint's own heads, in numpy, gives its "cards"."""
+    from cribcam.vision.classifier import cards_from_heads, softmax
+
+    checkpoint = train_classifier(_bank(), tmp_path / "c.pt", minutes=0.01, batch=8, lr=1e-3, seed=0,
+                                  log=lambda m: None)
+    classifier = IndexClassifier(export_classifier(checkpoint, tmp_path / "classifier.onnx"))
+    weights = torch.load(checkpoint, weights_only=False)["model"]
+    crops = np.random.default_rng(1).integers(0, 255, (5, CROP_SIZE, CROP_SIZE, 3), dtype=np.uint8)
+    cards, features = classifier.read_with_features(crops)
+    assert features.shape == (2, 5, 160)
+    rank, suit = (softmax(features @ weights[f"{head}.weight"].numpy().T + weights[f"{head}.bias"].numpy())
+                  for head in ("rank", "suit"))
+    np.testing.assert_allclose(cards_from_heads(rank, suit), cards, atol=1e-5)
+
+
 def test_finder_mistakes_clear_of_every_corner_become_negatives(tmp_path):
     import json
 

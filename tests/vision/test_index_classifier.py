@@ -1,12 +1,13 @@
-"""The index classifier at run time, and a taught deck's classifier read beside the bundled one."""
+"""The index classifier at run time, and a taught deck's heads read on its features."""
 
-from types import SimpleNamespace
+from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
-from cribcam.vision.classifier import DeckClassifier, IndexClassifier
+from cribcam.scoring.cards import CARD_CODES
+from cribcam.vision.classifier import DeckClassifier, IndexClassifier, cards_from_heads, heads_from_cards, softmax
 from cribcam.vision.models import model_files
 
 
@@ -33,18 +34,49 @@ def test_a_photo_read_box_by_box_is_read_as_crops(shipped_models, photo_and_boxe
     assert classifier(image, np.zeros((0, 4), np.float32)).shape == (0, 53)
 
 
-def test_each_box_takes_the_surer_of_the_two_classifiers(shipped_models, tiny_models, photo_and_boxes):
+def _heads(path, classifier, rank_bias=None, width=160) -> Path:
+    """A heads file: no correction but ``rank_bias`` added to the rank logits."""
+    np.savez(path, mean=np.zeros(width), scale=np.ones(width), rank_weights=np.zeros((width, 14)),
+             rank_bias=np.zeros(14) if rank_bias is None else rank_bias, suit_weights=np.zeros((width, 4)),
+             suit_bias=np.zeros(4), classifier=classifier.fingerprint())
+    return path
+
+
+def test_the_bundled_model_answers_the_features_its_heads_read(shipped_models, photo_and_boxes):
+    image, boxes = photo_and_boxes
+    classifier = IndexClassifier(model_files(shipped_models)[1])
+    cards, features = classifier.read_with_features(classifier.crops(image, boxes))
+    assert classifier.has_features and cards.shape == (2, len(boxes), 53) and features.shape[:2] == (2, len(boxes))
+    np.testing.assert_allclose(cards.mean(axis=0), classifier(image, boxes), atol=1e-6)
+
+
+def test_heads_that_correct_nothing_read_as_the_bundled_model(shipped_models, photo_and_boxes, tmp_path):
     image, boxes = photo_and_boxes
     bundled = IndexClassifier(model_files(shipped_models)[1])
-    other = IndexClassifier(model_files(tiny_models)[1])  # a different model, so the two disagree
-    mine, theirs = other(image, boxes), bundled(image, boxes)
-    combined = DeckClassifier(other, bundled)(image, boxes)
-    for row, a, b in zip(combined, mine, theirs):
-        np.testing.assert_array_equal(row, a if a[:52].max() > b[:52].max() else b)
-    assert not np.array_equal(mine, theirs)
+    deck = DeckClassifier(_heads(tmp_path / "heads.npz", bundled), bundled)
+    np.testing.assert_allclose(deck(image, boxes), bundled(image, boxes), atol=1e-5)
+    # A correction towards the kings makes kings of every index the bundled model reads.
+    bias = np.zeros(14)
+    bias[12] = 30.0
+    kings = DeckClassifier(_heads(tmp_path / "kings.npz", bundled, bias), bundled)(image, boxes)
+    assert all(CARD_CODES[int(row[:52].argmax())][0] == "K" for row in kings)
 
 
-def test_a_taught_classifier_of_another_crop_size_is_refused(shipped_models):
+def test_heads_of_another_classifier_or_no_heads_file_are_refused(shipped_models, tmp_path):
     bundled = IndexClassifier(model_files(shipped_models)[1])
-    with pytest.raises(ValueError, match="teach the deck again"):
-        DeckClassifier(SimpleNamespace(size=bundled.size + 16, path=None), bundled)
+    heads = _heads(tmp_path / "heads.npz", bundled)
+    with np.load(heads) as saved:
+        np.savez(tmp_path / "other.npz", **{**saved, "classifier": "0" * 64})
+    with pytest.raises(ValueError, match="taught on another card classifier"):
+        DeckClassifier(tmp_path / "other.npz", bundled)
+    (tmp_path / "broken.npz").write_bytes(b"not a heads file")
+    with pytest.raises(ValueError, match="not a taught deck's heads file"):
+        DeckClassifier(tmp_path / "broken.npz", bundled)
+
+
+def test_heads_from_cards_undo_cards_from_heads():
+    rng = np.random.default_rng(0)
+    rank, suit = softmax(rng.normal(size=(5, 14))), softmax(rng.normal(size=(5, 4)))
+    log_rank, log_suit = heads_from_cards(cards_from_heads(rank, suit))
+    np.testing.assert_allclose(np.exp(log_rank), rank, atol=1e-6)
+    np.testing.assert_allclose(np.exp(log_suit), suit, atol=1e-6)

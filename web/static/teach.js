@@ -40,6 +40,8 @@ async function addPhotos(files) {
     const form = new FormData();
     form.append("image", file, file.name || "layout.jpg");
     form.append("suit", suit);
+    // One card a photo: every index found is that card, named as the reader proposes until fixed.
+    form.append("one_card", String(naming() === "one"));
     if (session) form.append("session", session);
     const { ok, data } = await send("/api/teach/photos", { method: "POST", body: form });
     if (!ok) {
@@ -222,7 +224,7 @@ async function follow() {
     $("train-progress").value = data.total ? data.done / data.total : 0;
     $("train-left").textContent = data.stage === "training"
       ? `Teaching… ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left`
-      : { preparing: "Cutting the crops…", checking: "Checking the taught model…" }[data.stage] || "";
+      : { preparing: "Cutting the crops…", checking: "Checking the taught deck…" }[data.stage] || "";
     setTimeout(follow, 1000);
     return;
   }
