@@ -7,6 +7,9 @@ page, then ``POST /api/teach/train`` teaches the deck in a thread of the server 
 for the deck choice of the photo page. Photos stay in this server's memory while the page is
 open, and in the deck's own folder once taught; nothing leaves the machine.
 
+The app's ``TEACH_SETTINGS`` config (a dict of ``training.teach.Settings`` fields, none by
+default) changes how decks are taught here (the tests teach a quicker lesson).
+
 Errors are answered as on the rest of the API; a session or photo id this server does not
 hold (never opened, dropped to make room, or removed) is 404, as an unknown game.
 """
@@ -120,7 +123,8 @@ def _teachings() -> Teachings:
 
 @bp.context_processor
 def _layout():
-    return {"layout": LAYOUT, "suits": SUITS}
+    # Said on the page before any upload: whether this server can teach a deck, and if not why.
+    return {"layout": LAYOUT, "suits": SUITS, "unavailable": _unavailable()}
 
 
 def _unavailable() -> str | None:
@@ -132,8 +136,7 @@ def _unavailable() -> str | None:
 
 @bp.get("/teach")
 def page():
-    """The teach page; it says at once when this server cannot teach a deck, and why."""
-    return render_page("teach.html", unavailable=_unavailable())
+    return render_page("teach.html")
 
 
 @bp.get("/api/decks")

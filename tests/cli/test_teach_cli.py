@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import cv2
+import numpy as np
 import pytest
 
 from cribcam.vision.decks import DATA_ENV
@@ -34,7 +35,8 @@ def cribcam(tmp_path):
     (["teach", PHOTO, "--name", "mine", "--labels", "tests/data/photos/labels.json", "--order", "suits-in-rows"],
      "one way"),
     (["teach", PHOTO, "--name", "mine", "--labels", "tests/data/photos/ATTRIBUTION.txt"], "cannot read labels"),
-    (["teach", PHOTO, "--name", "mine", "--minutes", "0"], "--minutes 0"),
+    (["teach", PHOTO, "--name", "mine", "--order", "suits-in-rows", "--model", "tests/data/photos"],
+     "a deck cannot be taught here: no card-reading model in tests/data/photos"),
     (["decks", "remove"], "name the deck to remove"),
     (["decks", "remove", "nothing"], "no taught deck named 'nothing'; taught decks: none yet"),
     (["read", PHOTO, "--deck", "nothing"], "no taught deck named 'nothing'"),
@@ -57,7 +59,8 @@ def test_with_no_decks_the_listing_says_how_to_teach_one(cribcam, tmp_path):
 
 @pytest.fixture(scope="module")
 def layout_files(tmp_path_factory):
-    """Two rendered layout photos of a held-out design (clubs, hearts) and their labels file."""
+    """Two rendered layout photos of a held-out design (clubs, hearts), a photo of its queen of
+    spades alone, and their labels file (the queen named without a box)."""
     from cribcam.datagen.decks import DeckArtError, load_decks
     from cribcam.training.layout import render_layout
 
@@ -71,38 +74,46 @@ def layout_files(tmp_path_factory):
         image, boxes = render_layout(deck, suit, seed=20 + k)
         cv2.imwrite(str(folder / f"{suit}.jpg"), image)
         labels[f"{suit}.jpg"] = {"cards": [{"card": b.code, "box": [round(v, 1) for v in b.box]} for b in boxes]}
+    image, boxes = render_layout(deck, "S", seed=22)
+    queen = np.array([b.box for b in boxes if b.code == "QS"])
+    size = (queen[:, 2:] - queen[:, :2]).max()
+    x1, y1 = (queen[:, :2].min(axis=0) - size).astype(int).clip(0)
+    x2, y2 = (queen[:, 2:].max(axis=0) + size).astype(int)
+    cv2.imwrite(str(folder / "queen.jpg"), image[y1:y2, x1:x2])
+    labels["queen.jpg"] = {"cards": [{"card": "QS", "box": None}]}
     (folder / "labels.json").write_text(json.dumps(labels))
     return folder
 
 
-def test_without_names_confirmed_it_shows_the_proposals_and_does_not_teach(cribcam, reader_models, layout_files,
+def test_without_names_confirmed_it_shows_the_proposals_and_does_not_teach(cribcam, shipped_models, layout_files,
                                                                             tmp_path):
-    result = cribcam("teach", layout_files / "C.jpg", "--name", "mine", "--model", reader_models)
+    result = cribcam("teach", layout_files / "C.jpg", "--name", "mine", "--model", shipped_models)
     assert result.returncode == 2
     assert result.stdout.startswith("C.jpg: ") and "Still missing: " in result.stdout
     assert "confirm the names before teaching" in result.stderr
     written = tmp_path / "names.json"
-    result = cribcam("teach", layout_files / "C.jpg", "--name", "mine", "--model", reader_models,
+    result = cribcam("teach", layout_files / "C.jpg", "--name", "mine", "--model", shipped_models,
                      "--order", "suits-in-rows", "--write-labels", written)
     assert result.returncode == 0, result.stderr
     assert list(json.loads(written.read_text())) == ["C.jpg"]
     assert not (tmp_path / "data" / "decks").exists()
 
 
-def test_teach_then_read_with_the_deck_then_remove_it(cribcam, reader_models, layout_files, tmp_path):
-    result = cribcam("teach", layout_files / "C.jpg", layout_files / "H.jpg", "--name", "garden",
-                     "--labels", layout_files / "labels.json", "--minutes", "0.1", "--model", reader_models)
+def test_teach_then_read_with_the_deck_then_remove_it(cribcam, shipped_models, layout_files, tmp_path):
+    result = cribcam("teach", layout_files / "C.jpg", layout_files / "H.jpg", layout_files / "queen.jpg",
+                     "--name", "garden", "--labels", layout_files / "labels.json", "--model", shipped_models)
     assert result.returncode == 0, result.stderr
-    assert "Still missing: AD 2D" in result.stdout  # diamonds and spades were not photographed
+    assert "queen.jpg: 1 cards: QS" in result.stdout  # a photo of one card, named without a box
+    assert "Still missing: AD 2D" in result.stdout and " QS" not in result.stdout.split("Still missing")[1]
     assert "Training designs and photos (" in result.stdout
     assert "Taught the deck garden in " in result.stdout and "--deck garden" in result.stdout
     assert "teaching [" in result.stderr and " left" in result.stderr  # the progress bar
 
     listed = json.loads(cribcam("decks", "--json").stdout)["decks"]
-    assert [(d["name"], d["cards"]) for d in listed] == [("garden", 26)]
+    assert [(d["name"], d["cards"]) for d in listed] == [("garden", 27)]
     assert "garden" in cribcam("decks").stdout
 
-    read = cribcam("read", layout_files / "C.jpg", "--deck", "garden", "--model", reader_models, "--json")
+    read = cribcam("read", layout_files / "C.jpg", "--deck", "garden", "--model", shipped_models, "--json")
     assert read.returncode == 0, read.stderr
     assert "cards" in json.loads(read.stdout)
 

@@ -134,3 +134,47 @@ def test_the_bundled_finder_names_layouts_with_no_wrong_name(shipped_models, lay
                 assert _index_under(box, labels) == card.name, (suit, card, box)
         assert photo.problems or len(photo.cards) == 13
     assert named >= 26  # two photos of four at least (the finder misses some court cards' corners)
+
+
+def _one_card_photo(layouts, code: str):
+    """The layout photo cut down to the one card ``code`` (with some table around it), and
+    its labels moved into the cut."""
+    image, labels = layouts[code[1]]
+    boxes = np.array([label.box for label in labels if label.code == code])
+    size = (boxes[:, 2:] - boxes[:, :2]).max()
+    x1, y1 = (boxes[:, :2].min(axis=0) - size).astype(int).clip(0)
+    x2, y2 = (boxes[:, 2:].max(axis=0) + size).astype(int)
+    moved = [SimpleNamespace(code=l.code, box=np.subtract(l.box, [x1, y1, x1, y1])) for l in labels]
+    return np.ascontiguousarray(image[y1:y2, x1:x2]), moved
+
+
+def test_a_card_named_without_a_box_takes_every_index_found_in_its_photo(shipped_models, layouts):
+    from cribcam.vision import CardReader
+
+    image, labels = _one_card_photo(layouts, "5H")
+    photo = layout.LayoutPhoto("five.jpg", image)
+    layout.name_by_labels(photo, {"cards": [{"card": "5h", "box": None}]}, CardReader(shipped_models))
+    (card,) = photo.cards
+    assert card.name == "5H" and len(card.boxes) >= 1 and photo.problems == []
+    for box in card.boxes:
+        assert _index_under(box, labels) == "5H"
+    assert list(layout.as_labels([photo])["five.jpg"]["cards"][0]) == ["card", "box"]
+
+
+def test_a_card_without_a_box_must_be_its_photos_only_card(layouts):
+    image, _ = layouts["H"]
+    reader = SimpleNamespace(find=lambda image: Detections(np.zeros((0, 4)), np.zeros((0, 1))))
+    for cards, message in [([{"card": "5H", "box": None}, {"card": "6H", "box": None}], "the only card"),
+                           ([{"card": "5H", "box": None}, {"card": "6H", "box": [1, 2, 3, 4]}], "the only card"),
+                           ([{"card": "ZZ", "box": None}], "'ZZ' is not a card")]:
+        with pytest.raises(ValueError, match=message):
+            layout.name_by_labels(layout.LayoutPhoto("p.jpg", image), {"cards": cards}, reader)
+
+
+def test_a_photo_with_no_index_found_names_no_card_and_says_so():
+    reader = SimpleNamespace(detect=lambda image: (Detections(np.zeros((0, 4)), np.zeros((0, 52))), np.zeros(0),
+                                                    np.zeros(0)))
+    photo = layout.LayoutPhoto("blank.jpg", np.zeros((200, 200, 3), np.uint8))
+    layout.name_one_card(photo, "QH", reader)
+    assert photo.cards == [] and photo.problems == ["blank.jpg: no index found: photograph the card closer, "
+                                                    "its corners in view"]

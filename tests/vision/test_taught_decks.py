@@ -17,7 +17,7 @@ def data(tmp_path, monkeypatch) -> Path:
 def _fake_deck(name: str, cards: int = 52) -> Path:
     folder = deck_folder(name)
     (folder / "photos").mkdir(parents=True)
-    (folder / "classifier.onnx").write_bytes(b"onnx")
+    (folder / "heads.npz").write_bytes(b"heads")
     (folder / "photos" / "01-clubs.jpg").write_bytes(b"jpeg")
     (folder / "deck.json").write_text(f'{{"name": "{name}", "cards": {list(range(cards))}}}')
     return folder
@@ -52,15 +52,15 @@ def test_plain_names_are_taken(name):
     assert check_name(name) == name
 
 
-def test_listing_finds_decks_with_a_classifier_only(data):
+def test_listing_finds_decks_with_heads_only(data):
     _fake_deck("kitchen", cards=40)
     _fake_deck("club")
     (data / "decks" / ".half.teaching").mkdir()  # a teaching cut short
-    (data / "decks" / "empty").mkdir()  # no classifier: not a deck
+    (data / "decks" / "empty").mkdir()  # no heads: not a deck
     decks = list_decks()
     assert [d.name for d in decks] == ["club", "kitchen"]
     assert len(decks[1].record["cards"]) == 40
-    assert deck_classifier("kitchen") == data / "decks" / "kitchen" / "classifier.onnx"
+    assert deck_classifier("kitchen") == data / "decks" / "kitchen" / "heads.npz"
     assert deck_classifier(None) is None
 
 
@@ -77,8 +77,17 @@ def test_removing_a_deck_removes_its_files_only(data, tmp_path):
     beside.write_bytes(b"games")
     assert remove_deck("gone") == gone
     assert not gone.exists()
-    assert (kept / "classifier.onnx").is_file() and (kept / "photos" / "01-clubs.jpg").is_file()
+    assert (kept / "heads.npz").is_file() and (kept / "photos" / "01-clubs.jpg").is_file()
     assert beside.read_bytes() == b"games"
     assert [d.name for d in list_decks()] == ["kept"]
     with pytest.raises(DeckError, match="no taught deck named 'gone'"):
         remove_deck("gone")
+
+
+def test_a_deck_taught_by_an_older_cribcam_is_said_to_need_teaching_again(data):
+    folder = deck_folder("old")
+    folder.mkdir(parents=True)
+    (folder / "classifier.onnx").write_bytes(b"onnx")  # a fine-tuned classifier, as decks once were
+    assert list_decks() == []
+    with pytest.raises(DeckError, match="taught by an older cribcam: teach it again from its photos"):
+        find_deck("old")

@@ -1,8 +1,11 @@
 """The teach page in a real browser (Debian's Chromium, headless, driven by Playwright): upload
-layout photos, fix a name, teach with tiny settings, then read a photo with the new deck
-chosen on the photo page. Screenshots go to test-artifacts/web/."""
+layout photos, fix a name, teach (with torch kept from being imported: the base install
+teaches), then read a photo with the new deck chosen on the photo page. Screenshots go to
+test-artifacts/web/."""
 
 from __future__ import annotations
+
+import sys
 
 import cv2
 import pytest
@@ -13,7 +16,7 @@ from cribcam.web import create_app, reader_slot, teach
 from test_e2e import DESKTOP, Page, browser, expect  # noqa: F401 (browser is a fixture)
 from webtools import DATA
 
-TINY_MINUTES = 0.1
+QUICK = {"copies": 4, "steps": 150}  # teach.Settings of a test's lesson
 
 
 @pytest.fixture
@@ -36,10 +39,11 @@ def layout_photos(tmp_path):
 
 @pytest.fixture
 def teaching_server(shipped_models, tmp_path, monkeypatch, live_server_factory):
-    """The app on the bundled models (a finder that finds the indices), teaching for seconds,
-    its decks in a data folder of the test's own."""
+    """The app on the bundled models (a finder that finds the indices), teaching a quick lesson,
+    its decks in a data folder of the test's own, and no torch to import (as the base install)."""
     monkeypatch.setenv(DATA_ENV, str(tmp_path / "data"))
-    app = create_app({"MODEL_PATH": shipped_models, "TEACH_MINUTES": TINY_MINUTES})
+    monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` fails as if not installed
+    app = create_app({"MODEL_PATH": shipped_models, "TEACH_SETTINGS": QUICK})
     return app, live_server_factory(app)
 
 
@@ -49,6 +53,7 @@ def test_teach_a_deck_on_the_page_then_read_with_it(browser, teaching_server, la
     page = tab.page
     page.goto(server.url + "/teach")
     expect(page.locator("body.ready")).to_have_count(1)
+    expect(page.locator("#teach-unavailable")).to_have_count(0)  # this server can teach
 
     page.fill("#deck-name", "page-deck")
     page.set_input_files("#teach-input", [str(p) for p in layout_photos])
@@ -103,6 +108,11 @@ def test_the_teach_api_says_what_is_wrong(teaching_server, layout_photos):
         again = client.post("/api/teach/photos", data={"image": (image, "clubs.jpg"), "session": session})
     assert again.get_json()["photo"]["name"] == "clubs-2.jpg"
     assert client.delete(f"/api/teach/photos/{again.get_json()['photo']['id']}?session={session}").status_code == 200
+    for fields, message in [({"one_card": "true", "card": "ZZ"}, '"card" must name one card'),
+                            ({"one_card": "true", "suit": "C"}, "not both")]:
+        with layout_photos[0].open("rb") as image:
+            answer = client.post("/api/teach/photos", data={"image": (image, "one.jpg"), **fields})
+        assert answer.status_code == 400 and message in answer.get_json()["error"]
 
     def train(**body):
         return client.post("/api/teach/train", json={"session": session, "names": {}, **body})
@@ -152,7 +162,7 @@ def test_decks_are_listed_and_one_not_taught_is_a_404(stub_client, tmp_path, mon
 
     monkeypatch.setenv(DATA_ENV, str(tmp_path / "data"))
     (tmp_path / "data" / "decks" / "kitchen").mkdir(parents=True)
-    (tmp_path / "data" / "decks" / "kitchen" / "classifier.onnx").write_bytes(b"onnx")
+    (tmp_path / "data" / "decks" / "kitchen" / "heads.npz").write_bytes(b"heads")
     assert stub_client.get("/api/decks").get_json() == {
         "decks": [{"name": "kitchen", "cards": 0, "taught": None}], "chosen": None}
     stub_client.set_cookie("cribcam-deck", "kitchen")
@@ -166,3 +176,44 @@ def test_decks_are_listed_and_one_not_taught_is_a_404(stub_client, tmp_path, mon
         "error": "no taught deck named 'gone'; taught decks: kitchen"}
     read = stub_client.post("/api/read", data={"image": (io.BytesIO(photo_bytes), "hand.jpg"), "deck": ""})
     assert read.status_code == 200  # "": the bundled model, whatever the cookie says
+
+
+def test_the_page_says_at_once_when_this_server_cannot_teach(tmp_path, browser, live_server_factory):  # noqa: F811
+    """No model (or one exported before teaching needed features): said before any upload,
+    and the photos cannot be added."""
+    app = create_app({"MODEL_PATH": tmp_path, "LOAD_MODEL_AT_START": False})
+    server = live_server_factory(app)
+    tab = Page(browser, server.url, DESKTOP)
+    tab.page.goto(server.url + "/teach")
+    note = tab.page.locator("#teach-unavailable")
+    expect(note).to_contain_text("Decks cannot be taught on this server: no card-reading model in")
+    expect(tab.page.locator("#teach-input")).to_be_disabled()
+    tab.shot("teach-00-unavailable")
+    tab.close()
+
+
+def test_a_photo_of_one_card_names_every_index_found_as_that_card(teaching_server, tmp_path):
+    import numpy as np
+
+    from cribcam.datagen.decks import DeckArtError, load_decks
+    from cribcam.training.layout import render_layout
+
+    try:
+        deck = load_decks(split="heldout", progress=False)[2]
+    except DeckArtError as exc:
+        pytest.skip(f"deck art unavailable: {exc}")
+    image, labels = render_layout(deck, "C", seed=30)
+    ace = np.array([label.box for label in labels if label.code == "AC"])
+    size = (ace[:, 2:] - ace[:, :2]).max()
+    x1, y1 = (ace[:, :2].min(axis=0) - size).astype(int).clip(0)
+    x2, y2 = (ace[:, 2:].max(axis=0) + size).astype(int)
+    cv2.imwrite(str(tmp_path / "one.jpg"), image[y1:y2, x1:x2])
+    app, _ = teaching_server
+    with (tmp_path / "one.jpg").open("rb") as file:
+        answer = app.test_client().post("/api/teach/photos", data={"image": (file, "one.jpg"), "one_card": "true",
+                                                                  "card": "ac"})
+    assert answer.status_code == 200, answer.get_json()
+    (card,) = answer.get_json()["photo"]["cards"]
+    assert card["name"] == "AC" and len(card["boxes"]) >= 1 and answer.get_json()["photo"]["one_card"]
+    for bx1, by1, bx2, by2 in card["boxes"]:  # each on one of the ace's printed indices
+        assert any(u1 <= (bx1 + bx2) / 2 + x1 <= u2 and v1 <= (by1 + by2) / 2 + y1 <= v2 for u1, v1, u2, v2 in ace)
