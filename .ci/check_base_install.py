@@ -2,8 +2,11 @@
 
 Runs the quick start's launcher, ``bin/cribcam``, with its environment in ``.ci/base-venv``
 (made afresh whenever pyproject.toml changes) and checks that ``cribcam count``, ``cribcam
-serve`` and ``cribcam read`` work there. A runtime module that imports what only an extra
-installs fails here, whatever the test environment holds. Exits 1 saying what went wrong.
+serve`` and ``cribcam read`` work there, and that ``cribcam teach`` teaches a deck from a few
+of the shared real photos (one of them named without a box) with no torch in the environment,
+which ``cribcam read --deck`` then reads with. A runtime module that imports what only an
+extra installs fails here, whatever the test environment holds. Exits 1 saying what went
+wrong.
 
 Run: python3 .ci/check_base_install.py   (.ci/run does, before the tests)
 """
@@ -17,6 +20,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -26,6 +30,11 @@ ROOT = Path(__file__).resolve().parents[1]
 LAUNCHER = str(ROOT / "bin" / "cribcam")
 PHOTO = str(ROOT / "tests" / "data" / "photos" / "webcam-5-cards.jpg")
 ENV = {**os.environ, "CRIBCAM_VENV": ".ci/base-venv", "CRIBCAM_FRESH": "1"}
+SHARED = Path(os.environ.get("CRIBCAM_SHARED", ROOT.parent / "shared"))
+# Photos of the gold-on-black deck (shared/real-photos) to teach from; the last is named by
+# its card alone ("box": null), as a photo of one card may be.
+TEACH_PHOTOS = ["CardCounterML__IMG_7835_JPG.jpg", "CardCounterML__IMG_7836_JPG.jpg",
+                "CardCounterML__IMG_7702_JPG.jpg"]
 NO_MODEL = "no card-reading model is installed"
 CRASHES = ("Traceback", "ModuleNotFoundError", "ImportError")
 
@@ -34,8 +43,8 @@ class CheckFailed(Exception):
     """A command of the base install did not do what it should."""
 
 
-def cribcam(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([LAUNCHER, *args], env=ENV, capture_output=True, text=True, timeout=120)
+def cribcam(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([LAUNCHER, *args], env=env or ENV, capture_output=True, text=True, timeout=120)
 
 
 def expect_no_crash(what: str, stderr: str) -> None:
@@ -93,6 +102,36 @@ def check_read() -> str:
     raise CheckFailed(f"cribcam read exited {result.returncode}:\n{result.stdout}{result.stderr}")
 
 
+def check_teach() -> str:
+    """Teaches a deck with the base install alone (torch must not be there), then reads with it."""
+    python = ROOT / ".ci" / "base-venv" / "bin" / "python"
+    has_torch = subprocess.run([str(python), "-c", "import importlib.util, sys; "
+                                "sys.exit(importlib.util.find_spec('torch') is None)"]).returncode == 0
+    if has_torch:
+        raise CheckFailed("torch is installed in the base environment: it cannot show that teaching needs none")
+    photos = SHARED / "real-photos"
+    if not (photos / "labels.json").is_file():
+        raise CheckFailed(f"no shared real photos at {photos} to teach from (set CRIBCAM_SHARED)")
+    labels = json.loads((photos / "labels.json").read_text())
+    with tempfile.TemporaryDirectory(prefix="base-teach-") as work:
+        names = {name: {"cards": labels[name]["cards"]} for name in TEACH_PHOTOS[:-1]}
+        names[TEACH_PHOTOS[-1]] = {"cards": [{"card": labels[TEACH_PHOTOS[-1]]["cards"][0]["card"], "box": None}]}
+        (Path(work) / "labels.json").write_text(json.dumps(names))
+        env = {**ENV, "CRIBCAM_DATA": str(Path(work) / "data")}
+        started = time.monotonic()
+        taught = cribcam("teach", *(str(photos / "images" / name) for name in TEACH_PHOTOS), "--name", "base",
+                         "--labels", str(Path(work) / "labels.json"), env=env)
+        seconds = time.monotonic() - started
+        expect_no_crash("cribcam teach", taught.stderr)
+        if taught.returncode != 0 or "Taught the deck base" not in taught.stdout:
+            raise CheckFailed(f"cribcam teach exited {taught.returncode}:\n{taught.stdout}{taught.stderr}")
+        read = cribcam("read", PHOTO, "--deck", "base", env=env)
+        expect_no_crash("cribcam read --deck", read.stderr)
+        if read.returncode != 0 or "Cards read:" not in read.stdout:
+            raise CheckFailed(f"cribcam read --deck exited {read.returncode}:\n{read.stdout}{read.stderr}")
+    return f"teaches a deck without torch ({seconds:.0f} s) and reads with it"
+
+
 def main() -> int:
     # Started in the background (nohup ... &), this process ignores Ctrl-C, and so would the
     # servers it starts and stops with Ctrl-C: give them a terminal's Ctrl-C.
@@ -103,7 +142,7 @@ def main() -> int:
         print("base install: installing the base package failed", file=sys.stderr)
         return 1
     try:
-        said = [check() for check in (check_count, check_serve, check_read)]
+        said = [check() for check in (check_count, check_serve, check_read, check_teach)]
     except CheckFailed as exc:
         print(f"base install: {exc}", file=sys.stderr)
         return 1

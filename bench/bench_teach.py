@@ -1,17 +1,24 @@
 """Teaching a deck, measured as a player would run it: `cribcam teach`, then `cribcam eval`.
 
-1. The dark gold-on-black deck of the shared real photos: taught with `--labels` from the
-   seven photos of its cards laid out (IMG_7835 to IMG_7841, the training part of the capture
-   split), measured on that deck's photos of the validation part before and after.
+1. The dark gold-on-black deck of the shared real photos: taught with `--labels` from 20 of
+   its photos (the 20 of the training part of the capture split with the most cards
+   labelled), measured on its other photos before and after: the other 30 of the training
+   part and the 20 of the validation part.
 2. Two held-out synthetic designs: taught from four rendered layout photos each (one suit a
    photo, `--order suits-in-rows`, no names typed), measured on the held-out scenes of the
    same designs (`cribcam data build --split heldout`).
-3. For every taught deck, the real validation photos as a whole, against the default.
+3. Decks lettered differently (`cribcam.datagen.font_decks.ALPHABETS`, Dutch and German):
+   taught with `--labels` from rendered layouts of the clubs and diamonds, measured on
+   rendered layouts of the hearts and spades: their court cards and aces (lettered) and all
+   their cards.
+4. For every taught deck, the real validation photos as a whole, against the bundled reader.
+5. Time: each teaching (with the machine's load), and reading the real validation photos
+   with a taught deck against the bundled reader, in one process.
 
 Every deck goes to a data folder of its own (``CRIBCAM_DATA``), never the player's. Run from
 the repository root after `cribcam data real` and the held-out build:
 
-    python bench/bench_teach.py [--model DIR] [--minutes 4] [--out bench-teach.json]
+    python bench/bench_teach.py [--model DIR] [--out bench-teach.json]
 """
 
 from __future__ import annotations
@@ -30,9 +37,10 @@ import cv2
 REAL = Path("datasets/build/real")
 HELDOUT = Path("datasets/build/heldout")
 BLACKGOLD = "phone_blackgold_deck"
-BLACKGOLD_LAYOUTS = [f"CardCounterML__IMG_{n}_JPG.jpg" for n in range(7835, 7842)]
+TAUGHT_PHOTOS = 20
 DESIGNS = ["gnome-bellot", "kde-svg-penguins"]
-MODEL: list = []  # ["--model", DIR] when the models to start from are not the bundled ones
+ALPHABETS = ["dutch", "german"]
+MODEL: list = []  # ["--model", DIR] when the models to teach on are not the bundled ones
 
 
 def cribcam(*args, env: dict) -> str:
@@ -45,10 +53,16 @@ def cribcam(*args, env: dict) -> str:
     return result.stdout
 
 
-def timed_teach(args: list, env: dict) -> tuple[dict, float]:
+def load() -> list[str]:
+    return Path("/proc/loadavg").read_text().split()[:3]
+
+
+def timed_teach(args: list, env: dict) -> tuple[dict, float, list]:
+    """The deck's record, the wall-clock seconds of `cribcam teach` and the load before it."""
+    before = load()
     started = time.monotonic()
     record = json.loads(cribcam("teach", *args, "--json", *MODEL, env=env))
-    return record, time.monotonic() - started
+    return record, time.monotonic() - started, before
 
 
 def evaluate(images: Path, labels: Path, env: dict, deck: str | None = None, only: Path | None = None) -> dict:
@@ -60,50 +74,105 @@ def figures(tally: dict) -> dict:
     return {k: tally[k] for k in ("images", "recall", "precision", "exact_hand_rate")}
 
 
+def labels_file(path: Path, labels: dict) -> Path:
+    path.write_text(json.dumps(labels))
+    return path
+
+
+def rendered(deck, suits: str, seeds: list[int], folder: Path) -> dict:
+    """Rendered layout photos of ``suits`` written to ``folder``; their labels."""
+    from cribcam.training.layout import render_layout
+
+    folder.mkdir(parents=True, exist_ok=True)
+    labels = {}
+    for seed in seeds:
+        for suit in suits:
+            image, boxes = render_layout(deck, suit, seed=seed)
+            name = f"{suit}-{seed}.jpg"
+            cv2.imwrite(str(folder / name), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            labels[name] = {"cards": [{"card": b.code, "box": [round(v, 1) for v in b.box]} for b in boxes],
+                            "subset": deck.name}
+    return labels
+
+
+def lettered_cards(folder: Path, labels: dict, deck: str | None) -> dict:
+    """Recall and precision of the reader on the court cards and aces of rendered layouts:
+    a card read on the index of a lettered card counts right or wrong."""
+    from cribcam.vision import CardReader
+    from cribcam.vision.decks import deck_classifier
+
+    reader = CardReader(MODEL[1] if MODEL else None, classifier=deck_classifier(deck))
+    right = wrong = total = 0
+    for name, entry in labels.items():
+        reading = reader.read(cv2.imread(str(folder / name)))
+        targets = [c for c in entry["cards"] if c["card"][0] in "JQKA"]
+        total += len({c["card"] for c in targets})
+        right += len({c["card"] for c in targets} & set(reading.codes))
+        for card in reading.cards:
+            centres = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in card.boxes]
+            under = {c["card"] for c in targets for x, y in centres
+                     if c["box"][0] <= x <= c["box"][2] and c["box"][1] <= y <= c["box"][3]}
+            wrong += bool(under) and card.card not in under
+    return {"cards": total, "recall": round(right / total, 4), "precision": round(right / max(right + wrong, 1), 4)}
+
+
+def reading_speed(images: Path, deck: str | None, repeats: int = 2) -> float:
+    """Milliseconds a photo, reading every real validation photo ``repeats`` times."""
+    from cribcam.vision import CardReader
+    from cribcam.vision.decks import deck_classifier
+
+    reader = CardReader(MODEL[1] if MODEL else None, classifier=deck_classifier(deck))
+    photos = [cv2.imread(str(p)) for p in sorted(images.glob("*.jpg"))]
+    reader.read(photos[0])  # warm
+    started = time.monotonic()
+    for _ in range(repeats):
+        for photo in photos:
+            reader.read(photo)
+    return round((time.monotonic() - started) * 1000 / (repeats * len(photos)), 1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--minutes", type=float, default=None, help="training time (default: cribcam teach's)")
     parser.add_argument("--out", type=Path, default=Path("bench-teach.json"))
-    parser.add_argument("--model", type=Path, help="models to start from and read with (default: the bundled ones)")
+    parser.add_argument("--model", type=Path, help="models to teach on and read with (default: the bundled ones)")
     args = parser.parse_args()
     if args.model:
         MODEL.extend(["--model", args.model])
-    minutes = ["--minutes", args.minutes] if args.minutes else []
     work = Path(tempfile.mkdtemp(prefix="bench-teach-"))
     env = {**os.environ, "CRIBCAM_DATA": str(work / "data")}
+    os.environ["CRIBCAM_DATA"] = env["CRIBCAM_DATA"]  # the in-process measurements read the same decks
     val_images, val_labels = REAL / "images" / "val", REAL / "labels-val.json"
-    results = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-               "loadavg_before": Path("/proc/loadavg").read_text().split()[:3], "decks": {}}
+    results = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "loadavg_before": load(), "decks": {}}
     default_real = evaluate(val_images, val_labels, env)
     heldout_labels = json.loads((HELDOUT / "labels-test.json").read_text())
 
-    # 1. the gold-on-black deck, from the photos of its cards laid out
+    # 1. the gold-on-black deck, from 20 of its photos
     train_labels = json.loads((REAL / "labels-train.json").read_text())
-    subset = work / "blackgold-labels.json"
-    subset.write_text(json.dumps({name: train_labels[name] for name in BLACKGOLD_LAYOUTS}))
-    record, seconds = timed_teach([*(REAL / "images" / "train" / n for n in BLACKGOLD_LAYOUTS),
-                                   "--name", "blackgold", "--labels", subset, *minutes], env)
+    ours = sorted(n for n, e in train_labels.items() if e["subset"] == BLACKGOLD)
+    taught_from = sorted(ours, key=lambda n: (-len(train_labels[n]["cards"]), n))[:TAUGHT_PHOTOS]
+    others = labels_file(work / "blackgold-others.json", {n: train_labels[n] for n in ours if n not in taught_from})
+    record, seconds, busy = timed_teach([*(REAL / "images" / "train" / n for n in taught_from), "--name", "blackgold",
+                                         "--labels", labels_file(work / "blackgold-taught.json",
+                                                                 {n: train_labels[n] for n in taught_from})], env)
     taught = evaluate(val_images, val_labels, env, "blackgold")
     results["decks"]["blackgold"] = {
-        "taught_from": f"{len(BLACKGOLD_LAYOUTS)} photos, {len(record['cards'])} cards", "seconds": round(seconds),
-        "checks": record["checks"],
-        "deck_before": figures(default_real["subsets"][BLACKGOLD]), "deck_after": figures(taught["subsets"][BLACKGOLD]),
+        "taught_from": f"{len(taught_from)} photos, {len(record['cards'])} cards", "seconds": round(seconds),
+        "loadavg_before_teaching": busy, "checks": record["checks"],
+        "other_train_photos_before": figures(evaluate(REAL / "images" / "train", others, env)["overall"]),
+        "other_train_photos_after": figures(evaluate(REAL / "images" / "train", others, env, "blackgold")["overall"]),
+        "val_photos_before": figures(default_real["subsets"][BLACKGOLD]),
+        "val_photos_after": figures(taught["subsets"][BLACKGOLD]),
         "real_val_before": figures(default_real["overall"]), "real_val_after": figures(taught["overall"])}
 
     # 2. held-out designs, from rendered layouts named by the layout alone
     from cribcam.datagen.decks import load_decks
-    from cribcam.training.layout import render_layout
 
     designs = {d.name: d for d in load_decks(split="heldout", progress=False)}
     for k, name in enumerate(DESIGNS):
         folder = work / name
-        folder.mkdir()
-        paths = []
-        for suit in "CDHS":
-            image, _ = render_layout(designs[name], suit, seed=100 + k)
-            paths.append(folder / f"{suit}.jpg")
-            cv2.imwrite(str(paths[-1]), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
-        record, seconds = timed_teach([*paths, "--name", name, "--order", "suits-in-rows", *minutes], env)
+        rendered(designs[name], "CDHS", [100 + k], folder)
+        record, seconds, busy = timed_teach([*(folder / f"{suit}-{100 + k}.jpg" for suit in "CDHS"), "--name", name,
+                                             "--order", "suits-in-rows"], env)
         scenes = folder / "scenes.txt"  # the held-out scenes of this design
         scenes.write_text("\n".join(n for n, entry in heldout_labels.items() if entry["subset"] == name))
         before = evaluate(HELDOUT / "images" / "test", HELDOUT / "labels-test.json", env, only=scenes)
@@ -111,10 +180,35 @@ def main() -> None:
         real = evaluate(val_images, val_labels, env, name)
         results["decks"][name] = {
             "taught_from": f"4 rendered layouts, {len(record['cards'])} cards named by the layout",
-            "seconds": round(seconds), "checks": record["checks"],
+            "seconds": round(seconds), "loadavg_before_teaching": busy, "checks": record["checks"],
             "deck_before": figures(before["subsets"][name]), "deck_after": figures(heldout["subsets"][name]),
             "real_val_before": figures(default_real["overall"]), "real_val_after": figures(real["overall"])}
-    results["loadavg_after"] = Path("/proc/loadavg").read_text().split()[:3]
+
+    # 3. decks lettered differently, taught from two suits, read on the other two
+    from cribcam.datagen.font_decks import font_decks
+
+    for k, alphabet in enumerate(ALPHABETS):
+        deck = font_decks(1, seed=k, alphabet=alphabet)[0]
+        folder = work / alphabet
+        shown = rendered(deck, "CD", [0], folder)
+        record, seconds, busy = timed_teach([*(folder / n for n in shown), "--name", alphabet,
+                                             "--labels", labels_file(folder / "taught.json", shown)], env)
+        unseen = rendered(deck, "HS", [100, 101, 102], folder)
+        unseen_labels = labels_file(folder / "unseen.json", unseen)
+        real = evaluate(val_images, val_labels, env, alphabet)
+        results["decks"][alphabet] = {
+            "deck": deck.name, "taught_from": "rendered layouts of the clubs and diamonds, --labels",
+            "seconds": round(seconds), "loadavg_before_teaching": busy, "checks": record["checks"],
+            "lettered_of_hearts_and_spades_before": lettered_cards(folder, unseen, None),
+            "lettered_of_hearts_and_spades_after": lettered_cards(folder, unseen, alphabet),
+            "hearts_and_spades_before": figures(evaluate(folder, unseen_labels, env)["overall"]),
+            "hearts_and_spades_after": figures(evaluate(folder, unseen_labels, env, alphabet)["overall"]),
+            "real_val_before": figures(default_real["overall"]), "real_val_after": figures(real["overall"])}
+
+    # 5. reading speed, bundled against a taught deck
+    results["reading_ms_per_photo"] = {"loadavg_before": load(), "bundled": reading_speed(val_images, None),
+                                       "taught (blackgold)": reading_speed(val_images, "blackgold")}
+    results["loadavg_after"] = load()
     args.out.write_text(json.dumps(results, indent=1) + "\n")
     print(json.dumps(results, indent=1))
     # Kept on purpose: the taught decks can be read again (CRIBCAM_DATA=... cribcam read --deck).
