@@ -1,8 +1,10 @@
 """The rehearsal set: crops of what the bundled classifier learnt, mixed into every lesson.
 
-Teaching a deck fine-tunes the bundled classifier on the player's indices; without a rehearsal
-of the training designs and photos it would forget them. The set ships beside the models
-(``models/rehearsal.npz``, about 2 MB) and is made once per trained classifier:
+Teaching a deck corrects the bundled classifier's heads on the player's indices; without a
+rehearsal of the training designs and photos the correction would change how they read too.
+The set ships beside the models (``models/rehearsal.npz``, about 2 MB) and is made once per
+trained classifier; its crops, not their features, are kept, so it serves any classifier
+re-exported or retrained since (teaching reads their features with the classifier it teaches):
 
     python -m cribcam.training.rehearsal --synth datasets/build/synth --real datasets/build/real
 """
