@@ -4,8 +4,8 @@ A small CNN (trained by ``cribcam.training.classifier``) reads the square crop a
 box (``crops.index_crop``, the same crop as in training) and answers 53 probabilities: the 52
 cards in ``CARD_CODES`` order and "no index" (pips, court art, backs, clutter the finder took
 for an index). Beside them it answers the pooled features its two heads (rank and suit) read:
-a deck the player taught (``cribcam teach``) is heads of its own fitted on those features
-(``TaughtHeads``), and ``DeckClassifier`` reads it.
+a deck the player taught (``cribcam teach``) is a correction of those heads fitted on the
+features (``TaughtHeads``), and ``DeckClassifier`` reads it.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ class IndexClassifier:
                              f"cribcam.training.classifier.export_classifier")
         answers, features = self._run_both(crops, ["cards", FEATURES_OUTPUT])
         n = len(crops)
-        return answers.reshape(2, n, -1), features.reshape(2, n, -1)
+        return answers.reshape(2, n, answers.shape[1]), features.reshape(2, n, features.shape[1])
 
     def fingerprint(self) -> str:
         """The SHA-256 of the model file: features are this model's, and heads fitted on them
@@ -85,8 +85,8 @@ class IndexClassifier:
 
     def _run_both(self, crops: np.ndarray, outputs: list[str]) -> list[np.ndarray]:
         """The outputs for the crops, then for the crops turned half round, run in batches."""
-        if len(crops) == 0:
-            widths = {"cards": 53, FEATURES_OUTPUT: 0}
+        if len(crops) == 0:  # the width of each output as the model declares it
+            widths = {output.name: output.shape[1] for output in self.session.get_outputs()}
             return [np.zeros((0, widths[name]), np.float32) for name in outputs]
         both = np.concatenate([crops, crops[:, ::-1, ::-1]])
         runs = [self.session.run(outputs, {self.input_name: to_blob(both[i:i + BATCH])})

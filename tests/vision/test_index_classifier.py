@@ -55,6 +55,7 @@ def test_heads_that_correct_nothing_read_as_the_bundled_model(shipped_models, ph
     bundled = IndexClassifier(model_files(shipped_models)[1])
     deck = DeckClassifier(_heads(tmp_path / "heads.npz", bundled), bundled)
     np.testing.assert_allclose(deck(image, boxes), bundled(image, boxes), atol=1e-5)
+    assert deck(image, np.zeros((0, 4), np.float32)).shape == (0, 53)  # a photo with no index found
     # A correction towards the kings makes kings of every index the bundled model reads.
     bias = np.zeros(14)
     bias[12] = 30.0
