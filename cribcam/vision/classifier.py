@@ -104,7 +104,8 @@ def cards_from_heads(rank: np.ndarray, suit: np.ndarray) -> np.ndarray:
     """(..., 53) card probabilities (``CARD_CODES`` order, then "no index") from (..., 14) rank
     and (..., 4) suit probabilities, as the bundled model forms them."""
     cards = suit[..., :, None] * rank[..., None, :RANK_CLASSES - 1]  # (..., suit, rank): suit-major
-    return np.concatenate([cards.reshape(*rank.shape[:-1], -1), rank[..., RANK_CLASSES - 1:]], axis=-1)
+    cards = cards.reshape(*rank.shape[:-1], SUIT_CLASSES * (RANK_CLASSES - 1))
+    return np.concatenate([cards, rank[..., RANK_CLASSES - 1:]], axis=-1)
 
 
 def heads_from_cards(cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
