@@ -38,8 +38,8 @@ from cribcam.scoring.cards import CARD_CODES, RANKS, SUITS
 from cribcam.training.heads import fit_softmax, standardise
 from cribcam.training.layout import LayoutPhoto, as_labels, check_names, missing_cards
 from cribcam.training.rehearsal import REHEARSAL, load_rehearsal, rehearsal_crops, split_rehearsal
-from cribcam.vision.classifier import DeckClassifier, IndexClassifier, heads_from_cards
 from cribcam.vision import CardReader
+from cribcam.vision.classifier import DeckClassifier, IndexClassifier, heads_from_cards
 from cribcam.vision.decks import HEADS_FILE, LABELS_FILE, PHOTOS_DIR, RECORD_FILE, DeckError, TaughtDeck, deck_folder
 from cribcam.vision.models import ModelMissingError, model_files
 
@@ -189,8 +189,9 @@ def _lesson(photos: Path, labels: dict, rehearsal: Path, settings: Settings, fin
     player = bank_from_labelled_photos(photos, taught, settings.seed, negatives_per_index=0)
     every = bank_from_labelled_photos(photos, labels, settings.seed)
     drawn = every.rank == NO_INDEX  # drawn clear of every index, held-back ones too
-    negatives = CropBank.merge([bank_from_finder_mistakes(find, None, "", photos, labels),
-                                CropBank(every.patches[drawn], every.rank[drawn], every.suit[drawn], every.real[drawn])])
+    negatives = CropBank.merge([
+        bank_from_finder_mistakes(find, None, "", photos, labels),
+        CropBank(every.patches[drawn], every.rank[drawn], every.suit[drawn], every.real[drawn])])
     known, known_held = split_rehearsal(load_rehearsal(rehearsal), settings.seed)
     parts = [(player.patches, player.rank, player.suit, settings.copies, True),
              (negatives.patches, negatives.rank, negatives.suit, settings.negative_copies, False),
