@@ -15,8 +15,10 @@ from cribcam.vision.classifier import DeckClassifier, IndexClassifier
 from cribcam.vision.corners import cards_from_corners
 from cribcam.vision.detections import Detections, holds
 from cribcam.vision.finder import IndexFinder
-from cribcam.vision.models import ModelMissingError, model_files
-from cribcam.vision.reading import Reading, SeenCard
+from cribcam.vision.outlines import find_outlines
+from cribcam.vision.models import ModelMissingError, model_files, rank_reader_file
+from cribcam.vision.rank_reader import RankReader, with_rank_opinion
+from cribcam.vision.reading import STARTER_UNKNOWN, Reading, SeenCard
 from cribcam.vision.starter import find_starter
 
 MAX_SIDE = 1920  # larger photos are scaled down first: phone photos are 4000 px and more
@@ -40,6 +42,8 @@ class CardReader:
         finder_conf: the finder's threshold.
         classifier: a taught deck's heads file, read on the folder's classifier's features
             (``DeckClassifier``).
+        rank_reader: whether the text recognizer gives a second opinion on the ranks the
+            classifier is unsure of (``vision.rank_reader``), when its model is there.
 
     Example:
         >>> reader = CardReader()
@@ -48,7 +52,8 @@ class CardReader:
     """
 
     def __init__(self, model_path: str | Path | None = None, conf: float = CARD_CONF, threads: int = 0,
-                 finder_conf: float = FINDER_CONF, classifier: str | Path | None = None):
+                 finder_conf: float = FINDER_CONF, classifier: str | Path | None = None,
+                 rank_reader: bool = True):
         finder, bundled = model_files(model_path)
         if classifier and not Path(classifier).is_file():
             raise ModelMissingError(f"no taught deck at {classifier}")
@@ -58,6 +63,8 @@ class CardReader:
         self.classifier = IndexClassifier(bundled, threads=threads)
         if classifier:
             self.classifier = DeckClassifier(Path(classifier), self.classifier)
+        recognizer = rank_reader_file() if rank_reader else None
+        self.rank_reader = RankReader(recognizer, threads=threads) if recognizer else None
 
     def find(self, image: np.ndarray) -> Detections:
         """The finder's index boxes in a BGR image's pixels, one score column.
@@ -75,10 +82,13 @@ class CardReader:
         """The classified index boxes of a BGR image, each box's finder score, and the
         classifier's probability that the box holds no index.
 
-        The classifier crops the photo itself, so small print keeps every pixel it has.
+        The classifier crops the photo itself, so small print keeps every pixel it has; the
+        rank reader reads the boxes whose rank the classifier is unsure of.
         """
         found = self.find(image)
         probabilities = self.classifier(image, found.xyxy)
+        if self.rank_reader is not None:
+            probabilities = with_rank_opinion(probabilities, lambda boxes: self.rank_reader(image, found.xyxy[boxes]))
         return Detections(found.xyxy, probabilities[:, :-1]), found.scores[:, 0], probabilities[:, -1]
 
     def read(self, image: np.ndarray | None, expected: int | None = None, starter: bool = True) -> Reading:
@@ -101,10 +111,12 @@ class CardReader:
                                      f"take a photo with the cards filling more of it",),
                            width=width, height=height)
         found, index_score, no_index = self.detect(image)
-        cards, problems = cards_from_corners(found, self.conf, expected)
-        weak = found[(found.confidence < self.conf) & (index_score >= UNREADABLE_FINDER)
-                     & (no_index < UNREADABLE_NONE)]
-        problems += _unreadable(weak, cards, width, height)
+        index_like = (index_score >= UNREADABLE_FINDER) & (no_index < UNREADABLE_NONE)
+        outlines = find_outlines(image) if expected is None else []
+        cards, problems = cards_from_corners(found, self.conf, expected, index_like if starter else None, outlines)
+        weak = found[(found.confidence < self.conf) & index_like]
+        if expected is None or len(cards) < expected:  # with every card read, they are pips and art
+            problems += _unreadable(weak, cards, width, height)
         guess = find_starter(cards) if starter else None
         problems += _count_problems(cards, expected, guess, starter)
         return Reading(tuple(cards), guess, tuple(dict.fromkeys(problems)), width, height,
@@ -161,6 +173,5 @@ def _count_problems(cards: list[SeenCard], expected: int | None, starter: str | 
         problems.append(f"{len(cards)} cards read but {expected} expected: "
                         f"take away the extra cards or fix the misread ones")
     if with_starter and starter is None and len(cards) >= 3:
-        problems.append("could not tell which card is the starter: set it a little apart, "
-                        "or name it")
+        problems.append(f"{STARTER_UNKNOWN}: set it a little apart, or name it")
     return problems
