@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from cribcam.cli.decks import add_deck_option
@@ -15,7 +16,8 @@ def add_parser(subparsers) -> None:
         "eval", help="measure the reader on labelled photos",
         description="Per-card recall and precision, exact-hand rate, the share of index boxes "
                     "the finder alone found, per subset and overall, and the confusion pairs, on "
-                    "photos labelled like shared/real-photos.")
+                    "photos labelled like shared/real-photos. Cards labelled without a box "
+                    "(\"box\": null) are measured, but not in the share of boxes found.")
     parser.add_argument("--images", type=Path, required=True, help="folder of the images")
     parser.add_argument("--labels", type=Path, required=True, help="labels.json")
     parser.add_argument("--only", type=Path, metavar="LIST",
@@ -23,6 +25,11 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--model", type=Path, metavar="DIR",
                         help="folder with finder.onnx and classifier.onnx (default: the bundled models)")
     add_deck_option(parser)
+    parser.add_argument("--count-given", action="store_true",
+                        help="read each photo of 3 to 6 labelled cards with its number of cards, as the "
+                             "photo page reads a hand and its starter")
+    parser.add_argument("--sheet", type=Path, metavar="DIR",
+                        help="write contact sheets of the misread photos to DIR (truth and reading side by side)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(handler=run)
 
@@ -31,6 +38,7 @@ def run(args) -> int:
     from tqdm import tqdm
 
     from cribcam.vision.evaluate import evaluate, load_labels
+    from cribcam.vision.sheet import SheetWriter
 
     if not args.images.is_dir():
         raise UsageError(f"no such folder: {args.images}")
@@ -38,13 +46,23 @@ def run(args) -> int:
         labels = load_labels(args.labels)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    reader = open_reader(args.model, args.deck)
+    for key, why in labels.skipped.items():
+        print(f"cribcam eval: warning: {args.labels.name}: skipped {key!r}: {why}", file=sys.stderr)
     if args.only:
         wanted = set(args.only.read_text().split())
         labels = {name: entry for name, entry in labels.items() if name in wanted}
+    if not labels:
+        raise UsageError(f"{args.labels} labels no image{' of ' + str(args.only) if args.only else ''}: "
+                         f"nothing to measure")
+    reader = open_reader(args.model, args.deck)
+    sheets = SheetWriter(args.sheet) if args.sheet else None
     result = evaluate(reader.read, args.images, labels,
                       progress=lambda names: tqdm(names, desc="reading", disable=args.json),
-                      find=lambda image: reader.find(image).xyxy)
+                      find=lambda image: reader.find(image).xyxy, count_given=args.count_given,
+                      sheet=sheets.add if sheets else None)
+    if sheets:
+        sheets.flush()
+        print(f"{len(sheets.written)} contact sheets of misread photos in {args.sheet}", file=sys.stderr)
     report = result.as_dict()
     if args.json:
         print(json.dumps(report))
@@ -56,6 +74,13 @@ def run(args) -> int:
               f"{_fmt(tally['index_boxes_found']):>6}")
     print("recall, precision: per card; exact: whole hands; found: index boxes the finder alone "
           "found (IoU 0.5)")
+    overall = report["overall"]
+    if overall["cards_without_box"] and not overall["index_boxes_labelled"]:
+        print("found: not measured: the labels give no index boxes (every card is labelled "
+              "without a box)")
+    elif overall["cards_without_box"]:
+        print(f"found: measured on the {overall['index_boxes_labelled']} labelled index boxes; "
+              f"the {overall['cards_without_box']} cards labelled without a box are not in it")
     top = report["confusions"][:10]
     if top:
         print("most confused: " + ", ".join(f"{c['labelled']}->{c['read']} x{c['times']}" for c in top))

@@ -1,16 +1,19 @@
 """Measuring a reader on labelled photos, in the format of the shared real-photo labels.
 
-Labels: ``{image_name: {"cards": [{"card": "TC", "box": [x1, y1, x2, y2]}, ...],
-"subset": "..."}}``, one box per printed index corner. A card counts as found when it is in
-the reading; a hand is exact when the set read equals the set labelled. The exact-hand rate is
-taken over the images that show at least one readable card: a synthetic scene whose cards are
-all hidden would otherwise count as a hand read right by a reader that sees nothing. Cards read
-in such an image still count against precision.
+Labels (``load_labels``): ``{image_name: {"cards": [{"card": "TC", "box": [x1, y1, x2, y2]},
+...], "subset": "..."}}``, one box per printed index corner, or ``"box": null`` for a card
+labelled by its name alone (class-only labels: the cards of a photo without boxes). A card
+counts as found when it is in the reading; a hand is exact when the set read equals the set
+labelled. The exact-hand rate is taken over the images that show at least one readable card: a
+synthetic scene whose cards are all hidden would otherwise count as a hand read right by a
+reader that sees nothing. Cards read in such an image still count against precision. The
+share of index boxes the finder found is measured on the cards labelled with a box only.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,10 +22,16 @@ from typing import Callable
 import cv2
 import numpy as np
 
+from cribcam.scoring.cards import CardError, parse_card
 from cribcam.vision.detections import box_iou
 from cribcam.vision.reading import Reading
 
 FOUND_IOU = 0.5  # a labelled index counts as found by a box overlapping it this much
+# A labels key naming a file with one of these endings is an image; any other key ("notes",
+# "README") is left out with a warning.
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff")
+_EXAMPLE = ('{"photo.jpg": {"cards": [{"card": "TC", "box": [x1, y1, x2, y2]}, '
+            '{"card": "QH", "box": null}]}}')
 
 
 @dataclass
@@ -37,6 +46,7 @@ class Tally:
     read: int = 0
     boxes_labelled: int = 0  # index boxes, when the finder is measured too
     boxes_found: int = 0  # ... of them overlapped by a finder box at IoU >= FOUND_IOU
+    unboxed: int = 0  # cards labelled without a box (class-only): not in boxes_labelled
 
     def add(self, labelled: set[str], read: set[str]) -> None:
         self.images += 1
@@ -53,7 +63,8 @@ class Tally:
                 "precision": _ratio(self.true_cards, self.read),
                 "exact_hand_rate": _ratio(self.exact, self.hands),
                 "cards_labelled": self.labelled, "cards_read": self.read,
-                "index_boxes_found": _ratio(self.boxes_found, self.boxes_labelled)}
+                "index_boxes_found": _ratio(self.boxes_found, self.boxes_labelled),
+                "index_boxes_labelled": self.boxes_labelled, "cards_without_box": self.unboxed}
 
 
 @dataclass
@@ -73,17 +84,28 @@ class Evaluation:
                 "unreadable_images": self.unreadable}
 
 
-def evaluate(read: Callable[[object], Reading], images: Path, labels: dict,
-             progress: Callable | None = None, find: Callable | None = None) -> Evaluation:
+# With the count given, photos of this many cards are read with their number of cards, as the
+# photo page reads a hand, a crib and their starter (and the discard advisor a deal).
+COUNT_GIVEN = range(3, 7)
+
+
+def evaluate(read: Callable[..., Reading], images: Path, labels: dict,
+             progress: Callable | None = None, find: Callable | None = None,
+             count_given: bool = False, sheet: Callable | None = None) -> Evaluation:
     """Runs ``read`` (a BGR image to a ``Reading``) over labelled images and tallies.
 
     Args:
-        read: typically ``CardReader(...).read``.
+        read: typically ``CardReader(...).read``; called as ``read(image, expected=N)`` with
+            ``count_given``.
         images: the folder holding the labelled images.
-        labels: parsed labels, in the shared real-photos format.
+        labels: parsed labels (``load_labels``); a card's ``"box"`` may be None (class-only),
+            and such a card is left out of the share of index boxes found.
         progress: wraps the iteration (e.g. ``tqdm``), optional.
         find: a BGR image to its (n, 4) finder boxes (``CardReader(...).find``), to measure
             the share of labelled index boxes found as well; optional.
+        count_given: read a photo of ``COUNT_GIVEN`` labelled cards with its number of cards.
+        sheet: called as ``sheet(name, image, labels, reading)`` for every photo misread
+            (``sheet.SheetWriter.add``), optional.
     """
     result = Evaluation()
     names = sorted(labels)
@@ -93,16 +115,23 @@ def evaluate(read: Callable[[object], Reading], images: Path, labels: dict,
         if image is None:
             result.unreadable.append(name)
             continue
-        reading = read(image)
         labelled = {c["card"] for c in entry["cards"]}
+        reading = read(image, expected=len(labelled)) if count_given and len(labelled) in COUNT_GIVEN \
+            else read(image)
         read_set = set(reading.codes)
+        if sheet is not None and read_set != labelled:
+            sheet(name, image, entry["cards"], reading)
         result.overall.add(labelled, read_set)
         result.subsets.setdefault(entry.get("subset", "all"), Tally()).add(labelled, read_set)
-        result.confusions.update(_confusions(entry["cards"], reading))
-        if find is not None:
-            found = _boxes_found(entry["cards"], np.asarray(find(image), np.float32).reshape(-1, 4))
-            for tally in (result.overall, result.subsets[entry.get("subset", "all")]):
-                tally.boxes_labelled += len(entry["cards"])
+        boxed = [label for label in entry["cards"] if label.get("box") is not None]
+        result.confusions.update(_confusions(boxed, reading))
+        tallies = (result.overall, result.subsets[entry.get("subset", "all")])
+        for tally in tallies:
+            tally.unboxed += len(entry["cards"]) - len(boxed)
+        if find is not None and boxed:
+            found = _boxes_found(boxed, np.asarray(find(image), np.float32).reshape(-1, 4))
+            for tally in tallies:
+                tally.boxes_labelled += len(boxed)
                 tally.boxes_found += found
     return result
 
@@ -115,17 +144,96 @@ def _boxes_found(labelled_boxes: list[dict], boxes: np.ndarray) -> int:
     return int((box_iou(labelled, boxes) >= FOUND_IOU).any(axis=1).sum())
 
 
-def load_labels(path: Path) -> dict:
-    """Reads a labels file, with a clear error for a file that is not one."""
+class Labels(dict):
+    """What ``load_labels`` returns: a dict ``{image name: entry}`` (see there), and
+    ``skipped``, ``{key: why}`` for the keys of the file left out (not image names)."""
+
+    def __init__(self, entries=(), skipped: dict[str, str] | None = None):
+        super().__init__(entries)
+        self.skipped: dict[str, str] = dict(skipped or {})
+
+
+def load_labels(path: str | Path) -> Labels:
+    """Reads a labels file: the one reader of labels for ``cribcam eval``, ``cribcam teach
+    --labels`` and training, so that they all take the same files.
+
+    The file is a JSON object with a key per image, its file name under the images folder::
+
+        {"photo.jpg": {"cards": [{"card": "TC", "box": [x1, y1, x2, y2]}, ...], "subset": "phone"},
+         "one-card.jpg": {"cards": [{"card": "QH", "box": null}]}}
+
+    A box is one printed corner index, in pixels (a card usually has two); ``"box": null``, no
+    ``"box"``, or the code alone (``"cards": ["AC", "QH"]``) labels a card by its name alone
+    (class-only). A key that does not name an
+    image (``IMAGE_SUFFIXES``: "notes", "README") is skipped, whatever it holds, and listed in
+    ``skipped``; an image's entry that is not a label is refused, naming the image.
+
+    Returns:
+        ``Labels``: a dict, in the file's order, of image name -> entry, where the entry is a
+        new dict with
+
+        - ``"cards"``: a list of ``{"card": code, "box": box}``, one per label in the file's
+          order: ``code`` the card's canonical code (``"TC"``, ``"QH"``: rank
+          ``A23456789TJQK``, suit ``CDHS``; "10h" in the file reads "TH") and ``box`` a list
+          of four floats ``[x1, y1, x2, y2]``, or None for a card labelled without a box;
+        - ``"subset"``: a string, only when the file gives one;
+        - every other key of the file's entry (``n_cards``, ``source``...), as it is there.
+
+        ``.skipped`` maps each key left out to why, for a warning that names it.
+
+    Raises:
+        ValueError: the file cannot be read, is not JSON, is not an object of labels, or
+            an image's entry is not a label (the message names the image and the entry).
+    """
     try:
-        labels = json.loads(Path(path).read_text())
+        raw = json.loads(Path(path).read_text())
     except (OSError, ValueError) as exc:
         raise ValueError(f"cannot read labels from {path}: {exc}") from None
-    if not isinstance(labels, dict) or not all(
-            isinstance(v, dict) and isinstance(v.get("cards"), list) for v in labels.values()):
-        raise ValueError(f"{path} is not a labels file: expected "
-                         '{"image.jpg": {"cards": [{"card": "TC", "box": [x1, y1, x2, y2]}]}}')
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path} is not a labels file: expected {_EXAMPLE}")
+    labels = Labels()
+    for name, entry in raw.items():
+        if not name.lower().endswith(IMAGE_SUFFIXES):
+            labels.skipped[name] = f"not an image name (images end {', '.join(IMAGE_SUFFIXES)})"
+            continue
+        labels[name] = _label_entry(path, name, entry)
     return labels
+
+
+def _label_entry(path, name: str, entry) -> dict:
+    """One image's entry in the form ``load_labels`` returns, or ValueError naming it."""
+    where = f"{path} is not a labels file: {name!r}"
+    if not isinstance(entry, dict) or not isinstance(entry.get("cards"), list):
+        raise ValueError(f"{where} holds {_short(entry)}; expected {_EXAMPLE}")
+    subset = entry.get("subset")
+    if "subset" in entry and not isinstance(subset, str):
+        raise ValueError(f'{where}: "subset" must be a name (a string), not {_short(subset)}')
+    cards = []
+    for label in entry["cards"]:
+        if isinstance(label, str):  # a card named alone: "cards": ["AC", "QH"]
+            label = {"card": label, "box": None}
+        if not isinstance(label, dict) or not isinstance(label.get("card"), str):
+            raise ValueError(f"{where} has the label {_short(label)}; expected "
+                             '{"card": "TC", "box": [x1, y1, x2, y2]} or {"card": "TC", "box": null}')
+        try:
+            code = parse_card(label["card"]).code
+        except CardError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+        box = label.get("box")
+        if box is not None:
+            numbers = isinstance(box, list) and all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in box)
+            if not (numbers and len(box) == 4):
+                raise ValueError(f"{where}: the box of {code} is {_short(box)}; a box is four numbers "
+                                 "[x1, y1, x2, y2] in pixels, or null for a card labelled without one")
+            box = [float(v) for v in box]
+        cards.append({"card": code, "box": box})
+    return {**entry, "cards": cards}
+
+
+def _short(value) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _confusions(labelled_boxes: list[dict], reading: Reading) -> Counter:

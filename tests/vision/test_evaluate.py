@@ -78,6 +78,79 @@ def test_a_file_that_is_no_labels_file_is_refused(tmp_path, capsys):
     assert "not a labels file" in capsys.readouterr().err
 
 
+def test_class_only_labels_load_in_the_documented_form(tmp_path):
+    path = tmp_path / "labels.json"
+    path.write_text(json.dumps({
+        "photo.jpg": {"cards": [{"card": "QH", "box": None}]},  # as `cribcam teach --labels` takes
+        "two.PNG": {"subset": "kitchen", "n_cards": 2,
+                    "cards": [{"card": "10h"}, {"card": "5C", "box": [1, 2, 30, 40.5]}]},
+        "three.jpg": {"cards": ["AC", "qh"]},  # codes alone: class-only too
+        "notes": "photographed on the kitchen table",
+        "README.md": {"cards": []},
+    }))
+    labels = load_labels(path)
+    assert labels == {
+        "photo.jpg": {"cards": [{"card": "QH", "box": None}]},
+        "two.PNG": {"subset": "kitchen", "n_cards": 2,
+                    "cards": [{"card": "TH", "box": None}, {"card": "5C", "box": [1.0, 2.0, 30.0, 40.5]}]},
+        "three.jpg": {"cards": [{"card": "AC", "box": None}, {"card": "QH", "box": None}]},
+    }
+    assert isinstance(labels, dict) and list(labels) == ["photo.jpg", "two.PNG", "three.jpg"]
+    assert list(labels.skipped) == ["notes", "README.md"]
+    assert "not an image name" in labels.skipped["notes"]
+
+
+@pytest.mark.parametrize("entry, words", [
+    (["5H"], "'a.jpg' holds [\"5H\"]"),
+    ({"cards": [{"card": "5X", "box": None}]}, "'a.jpg': '5X' is not a card"),
+    ({"cards": [{"card": "5H", "box": [1, 2, 3]}]}, "'a.jpg': the box of 5H is [1, 2, 3]"),
+    ({"cards": [5]}, "'a.jpg' has the label 5;"),
+    ({"cards": [], "subset": 3}, '"subset" must be a name'),
+])
+def test_an_image_entry_that_is_no_label_is_refused_by_name(tmp_path, entry, words):
+    path = tmp_path / "labels.json"
+    path.write_text(json.dumps({"notes": "fine", "a.jpg": entry}))
+    with pytest.raises(ValueError, match="not a labels file") as error:
+        load_labels(path)
+    assert words in str(error.value)
+
+
+def test_class_only_labels_are_measured_but_not_for_boxes_found(images):
+    class_only = {name: {**entry, "cards": [{"card": c["card"], "box": None} for c in entry["cards"]]}
+                  for name, entry in LABELS.items()}
+    find = lambda image: [_box(0)]  # noqa: E731 - the finder is asked for nothing here
+    report = evaluate(_read, images, class_only, find=find).as_dict()
+    boxed = evaluate(_read, images, LABELS).as_dict()
+    for key in ("images", "hands", "recall", "precision", "exact_hand_rate"):
+        assert report["overall"][key] == boxed["overall"][key]
+    assert report["overall"]["index_boxes_found"] is None
+    assert report["overall"]["index_boxes_labelled"] == 0 and report["overall"]["cards_without_box"] == 4
+    assert report["confusions"] == []  # without boxes, which card was read as which is not known
+    mixed = {**LABELS, "b.png": class_only["b.png"]}
+    overall = evaluate(_read, images, mixed, find=find).as_dict()["overall"]
+    assert (overall["index_boxes_labelled"], overall["cards_without_box"]) == (2, 2)
+    assert overall["index_boxes_found"] == 0.5  # a's first box, not its second
+
+
+def test_cribcam_eval_on_class_only_labels_with_a_key_that_is_no_image(reader_models, real_photos,
+                                                                       tmp_path, capsys):
+    real = dict(sorted(json.loads((real_photos / "labels.json").read_text()).items())[:2])
+    labels = {name: {"cards": [{"card": c["card"], "box": None} for c in entry["cards"]]}
+              for name, entry in real.items()}
+    labels["notes"] = "two photos, cards named without boxes"
+    (tmp_path / "labels.json").write_text(json.dumps(labels))
+    args = ["eval", "--images", str(real_photos / "images"), "--labels", str(tmp_path / "labels.json"),
+            "--model", str(reader_models)]
+    assert main(args) == 0
+    out, err = capsys.readouterr()
+    assert "skipped 'notes': not an image name" in err
+    assert "found: not measured: the labels give no index boxes" in out
+    assert main([*args, "--json"]) == 0
+    overall = json.loads(capsys.readouterr().out)["overall"]
+    assert overall["images"] == 2 and overall["index_boxes_found"] is None
+    assert overall["cards_labelled"] == sum(len({c["card"] for c in e["cards"]}) for e in real.values())
+
+
 def test_cribcam_eval_measures_real_models_on_labelled_photos(reader_models, real_photos, tmp_path, capsys):
     labels = dict(sorted(json.loads((real_photos / "labels.json").read_text()).items())[:3])
     (tmp_path / "labels.json").write_text(json.dumps(labels))
