@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import sys
 from pathlib import Path
 
@@ -40,7 +41,17 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(handler=run)
 
 
-def run(args) -> int:
+def run(args, *, name: str = "serve", config: dict | None = None, on_ready=None,
+        any_port_if_taken: bool = False) -> int:
+    """Serves the app until Ctrl-C.
+
+    Args:
+        args: the options of `cribcam serve`.
+        name: the command named in the lines printed (`cribcam live` serves the app too).
+        config: app settings over those the options give.
+        on_ready: called with the server's URL once it listens, before it serves.
+        any_port_if_taken: when ``args.port`` is taken, listen on any free port instead.
+    """
     from cribcam.web import create_app, reader_slot
     from cribcam.web.server import make_server, server_url
 
@@ -59,9 +70,11 @@ def run(args) -> int:
             raise UsageError(str(exc)) from None
     if args.db:
         _check_database(args.db)
-    app = create_app({"MODEL_PATH": args.model, "DECK": args.deck, "GAME_DB": args.db})
+    app = create_app({"MODEL_PATH": args.model, "DECK": args.deck, "GAME_DB": args.db, **(config or {})})
     slot = reader_slot(app)
-    if args.model is not None and not slot.available:
+    if args.model is not None and not slot.available and not slot.missing:
+        # A model named that is there but cannot be loaded is a mistake to fix, not a server to
+        # run. No model at all is a server that counts typed cards (the start line says so).
         raise UsageError(f"the model {args.model} could not be loaded: {slot.error}")
     server = front = None
     notes: list[str] = []
@@ -70,7 +83,14 @@ def run(args) -> int:
             server = make_server(app, "127.0.0.1", 0, args.threads)
             front, url, notes = _tls_front(args.host, args.port, server.effective_port)
         else:
-            server = make_server(app, args.host, args.port, args.threads)
+            try:
+                server = make_server(app, args.host, args.port, args.threads)
+            except OSError as exc:
+                if not (any_port_if_taken and args.port and exc.errno == errno.EADDRINUSE):
+                    raise
+                server = make_server(app, args.host, 0, args.threads)
+                notes.append(f"port {args.port} is taken (another cribcam serve?): "
+                             f"listening on {server.effective_port} instead")
             url = server_url(server)
     except OSError as exc:
         if server is not None:
@@ -81,14 +101,17 @@ def run(args) -> int:
         if args.deck:
             model += f" and the taught deck {args.deck}"
     else:
-        model = "no card-reading model installed: typed cards count, photos answer 503"
-    print(f"cribcam serve: {url} ({model}; Ctrl-C stops)", flush=True)
+        where = f"in {args.model}" if args.model is not None else "installed"
+        model = f"no card-reading model {where}: typed cards count, photos answer 503"
+    print(f"cribcam {name}: {url} ({model}; Ctrl-C stops)", flush=True)
     for note in notes:
-        print(f"cribcam serve: {note}", flush=True)
+        print(f"cribcam {name}: {note}", flush=True)
     if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print("cribcam serve: listening beyond this machine; anyone who can reach it can use it",
+        print(f"cribcam {name}: listening beyond this machine; anyone who can reach it can use it",
               file=sys.stderr, flush=True)
     try:
+        if on_ready is not None:  # listening already: a browser opened now is answered at once
+            on_ready(url)
         server.run()
     except KeyboardInterrupt:
         pass

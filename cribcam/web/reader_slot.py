@@ -48,6 +48,9 @@ class ReaderSlot:
         self.threads = threads
         self.deck_choice = deck_choice
         self.error: str | None = None
+        # True when the last load found no model files (not a damaged model): the server still
+        # counts typed cards and answers photos 503 until a model is copied in.
+        self.missing = False
 
     def get(self):
         """The reader; raises ``ModelUnavailable`` with a message for the player if none."""
@@ -115,16 +118,16 @@ class ReaderSlot:
         try:
             reader = CardReader(self.model_path, threads=self.threads)
         except ModelMissingError as exc:
-            self.error = str(exc)
+            self.error, self.missing = str(exc), True
             raise ModelUnavailable(
                 "photos cannot be read: no card-reading model is installed on this server "
                 "(start it with: cribcam serve --model PATH); type the cards in instead") from None
         except Exception as exc:  # a damaged or incompatible .onnx file
-            self.error = f"{type(exc).__name__}: {exc}"
+            self.error, self.missing = f"{type(exc).__name__}: {exc}", False
             log.error("the card-reading model could not be loaded: %s", self.error)
             raise ModelUnavailable(
                 "photos cannot be read: the card-reading model on this server could not be "
                 "loaded; type the cards in instead") from None
-        self.error = None
+        self.error, self.missing = None, False
         log.info("card reader loaded from %s", getattr(reader, "folder", self.model_path))
         return reader
