@@ -10,18 +10,29 @@ from cribcam.cli.count import add_count_options
 from cribcam.cli.decks import add_deck_option
 from cribcam.cli.main import UsageError
 from cribcam.cli.model import open_reader
+from cribcam.scoring import rules
 
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "live", help="count from a webcam or video as each hand lies still",
         description="Follow a camera (or a video file); when the same cards have been read in "
-                    "most recent frames the hand locks and its count is shown. With --headless "
-                    "and --out, write one JSON line per locked hand.")
+                    "most recent frames the hand locks and its count is shown: in a window when "
+                    "OpenCV can open one (pip install opencv-python), otherwise (the base "
+                    "install) on the live page of the web app, served here and opened in the "
+                    "browser. With --headless and --out, write one JSON line per locked hand.",
+        epilog="examples: cribcam live (the browser's live page, or a window); cribcam live "
+               "--video hands.y4m --headless --out -")
     source = parser.add_mutually_exclusive_group()
-    source.add_argument("--camera", type=int, default=0, help="camera index (default 0)")
+    source.add_argument("--camera", type=int, default=None,
+                        help="camera index (default 0; on the live page the browser chooses)")
     source.add_argument("--video", type=Path, help="a video file instead of a camera")
     parser.add_argument("--headless", action="store_true", help="no window")
+    parser.add_argument("--browser", action="store_true",
+                        help="show the live page in the web browser even where OpenCV could open "
+                             "a window (the default when it cannot)")
+    parser.add_argument("--port", type=int, default=8000,
+                        help="the live page's port (default 8000; any free one when it is taken)")
     parser.add_argument("--out", type=Path, help="write a JSON line per locked hand here ('-' for stdout)")
     parser.add_argument("--window", type=int, default=8, help="frames the lock looks back over")
     parser.add_argument("--agree", type=int, default=5, help="frames that must agree to lock")
@@ -32,6 +43,35 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(handler=run)
 
 
+def mode(args) -> str:
+    """How the hands are followed: ``headless`` (JSON lines), ``window`` (OpenCV's own) or
+    ``browser`` (the web app's live page, for an OpenCV that opens no window: the base
+    install's opencv-python-headless).
+
+    Raises:
+        UsageError: options that do not go together.
+    """
+    from cribcam.live import desktop
+
+    if args.headless:
+        if not args.out:
+            raise UsageError("--headless needs --out FILE (or --out -) to write the locked hands to")
+        if args.browser:
+            raise UsageError("--browser shows the live page; --headless shows nothing: choose one")
+        return "headless"
+    if not args.browser and desktop.window_available():
+        return "window"
+    why = "--browser shows the live page" if args.browser else \
+        "this OpenCV build cannot open a window (the live page in the browser follows the hands)"
+    if args.video is not None:
+        raise UsageError(f"--video plays in a window, and {why}, on the browser's camera: use "
+                         f"--headless --out FILE, or pip install opencv-python")
+    if args.out:
+        raise UsageError(f"--out writes the hands a window or --headless follows, and {why}: "
+                         f"add --headless")
+    return "browser"
+
+
 def run(args) -> int:
     import cv2
 
@@ -39,21 +79,20 @@ def run(args) -> int:
     from cribcam.live.lock import HandLock
     from cribcam.vision.report import expected_cards
 
-    if args.headless and not args.out:
-        raise UsageError("--headless needs --out FILE (or --out -) to write the locked hands to")
-    if not args.headless and not desktop.window_available():
-        raise UsageError("this OpenCV build cannot open windows: use --headless --out FILE, "
-                         "or pip install opencv-python")
+    how = mode(args)
     if args.video is not None and not args.video.is_file():
         raise UsageError(f"no such video: {args.video}")
     try:  # the settings first: a mistake there is said without waiting for the model
         lock = HandLock(args.window, args.agree)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if how == "browser":
+        return _live_page(args)
+    camera = 0 if args.camera is None else args.camera
     reader = open_reader(args.model, args.deck)
-    capture = cv2.VideoCapture(str(args.video) if args.video else args.camera)
+    capture = cv2.VideoCapture(str(args.video) if args.video else camera)
     if not capture.isOpened():
-        raise UsageError(f"cannot open {'video ' + str(args.video) if args.video else f'camera {args.camera}'}")
+        raise UsageError(f"cannot open {'video ' + str(args.video) if args.video else f'camera {camera}'}")
 
     read = partial(reader.read, expected=expected_cards(args.variant, args.crib))
     options = {"starter": args.starter, "crib": args.crib, "claim": args.claim, "variant": args.variant}
@@ -77,3 +116,33 @@ def run(args) -> int:
         if not args.headless:
             cv2.destroyAllWindows()
     return 0
+
+
+def _live_page(args) -> int:
+    """Serves the web app on this machine and opens its live page in the browser: the
+    desktop's live counting where OpenCV opens no window. The browser's camera on
+    http://127.0.0.1 is allowed (a page on this machine is a secure one)."""
+    import argparse
+
+    from cribcam.cli import serve
+    from cribcam.live import desktop
+
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port {args.port} is not a port number (0-65535)")
+    chosen = [name for name, given in (("--camera", args.camera is not None), ("--starter", args.starter),
+                                       ("--crib", args.crib), ("--claim", args.claim is not None),
+                                       ("--variant", args.variant != rules.DEFAULT_VARIANT)) if given]
+    if chosen:
+        print(f"cribcam live: {', '.join(chosen)}: chosen on the live page itself (the camera, "
+              f"the starter, hand or crib, the claim and the game are set there)", file=sys.stderr)
+    options = argparse.Namespace(host="127.0.0.1", port=args.port, model=args.model, deck=args.deck,
+                                 db=None, threads=serve.DEFAULT_THREADS, https=False)
+
+    def open_page(url: str) -> None:
+        page = url + "live"
+        opened = desktop.open_in_browser(page)
+        print(f"cribcam live: the live page is {page}" + (": opening it in the browser" if opened else
+              ": open it in a browser on this machine (none could be opened from here)"), flush=True)
+
+    return serve.run(options, name="live", on_ready=open_page, any_port_if_taken=True,
+                     config={"LIVE_LOCK_WINDOW": args.window, "LIVE_LOCK_AGREE": args.agree})

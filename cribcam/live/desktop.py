@@ -1,9 +1,14 @@
-"""The desktop live mode: a camera or a video file, the overlay, and a line per locked hand."""
+"""The desktop live mode: a camera or a video file, the overlay, and a line per locked hand;
+or, where OpenCV opens no window, the browser opened on the web app's live page."""
 
 from __future__ import annotations
 
 import json
+import os
+import sys
+import threading
 import time
+import webbrowser
 from dataclasses import dataclass
 from typing import Callable, Iterator, TextIO
 
@@ -92,14 +97,41 @@ def write_lines(hands: Iterator[LockedHand], out: TextIO) -> int:
     return written
 
 
+def open_in_browser(url: str) -> bool:
+    """Opens ``url`` in the user's web browser, without waiting for it.
+
+    Returns:
+        False when no graphical browser can be opened here: no display (and no ``$BROWSER``
+        named), where Python's ``webbrowser`` would start a console browser in the terminal
+        the server prints to, or no browser at all.
+    """
+    if _no_display() and not os.environ.get("BROWSER"):
+        return False
+    try:
+        browser = webbrowser.get()
+    except webbrowser.Error:
+        return False
+    threading.Thread(target=browser.open, args=(url,), name="open-browser", daemon=True).start()
+    return True
+
+
 def window_available() -> bool:
-    """Whether this OpenCV build can open windows (the headless wheel cannot)."""
+    """Whether this OpenCV build can open windows here (the headless wheel cannot, nor can
+    any build on a Linux machine without a display: Qt's would abort the process)."""
+    if _no_display():
+        return False
     try:
         cv2.namedWindow("cribcam-probe", cv2.WINDOW_AUTOSIZE)
         cv2.destroyWindow("cribcam-probe")
         return True
     except cv2.error:
         return False
+
+
+def _no_display() -> bool:
+    """A Linux (or other X11) machine with no graphical display to open anything on."""
+    return sys.platform not in ("darwin", "win32") and not any(
+        os.environ.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY"))
 
 
 class FrameTimer:

@@ -109,3 +109,78 @@ def test_cribcam_live_with_a_damaged_model_says_so(clip, tmp_path):
     assert result.returncode == 2
     assert f"the model {model} could not be loaded" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+# --- where OpenCV opens no window (the base install): the live page in the browser ---------
+
+
+def _options(*args: str):
+    from cribcam.cli.main import build_parser
+
+    return build_parser().parse_args(["live", *args])
+
+
+def test_without_a_window_cribcam_live_shows_the_live_page(monkeypatch):
+    from cribcam.cli.live import mode
+    from cribcam.cli.main import UsageError
+
+    monkeypatch.setattr(desktop, "window_available", lambda: False)
+    assert mode(_options()) == "browser"
+    assert mode(_options("--camera", "1", "--crib")) == "browser"
+    assert mode(_options("--video", "v.y4m", "--headless", "--out", "-")) == "headless"
+    with pytest.raises(UsageError, match="--video plays in a window, and this OpenCV build cannot open"):
+        mode(_options("--video", "v.y4m"))
+    with pytest.raises(UsageError, match="add --headless"):
+        mode(_options("--out", "hands.jsonl"))
+    monkeypatch.setattr(desktop, "window_available", lambda: True)
+    assert mode(_options()) == "window" and mode(_options("--out", "-")) == "window"
+    assert mode(_options("--browser")) == "browser"
+    with pytest.raises(UsageError, match="choose one"):
+        mode(_options("--browser", "--headless", "--out", "-"))
+
+
+def test_no_window_and_no_browser_is_tried_without_a_display(monkeypatch):
+    # Qt's OpenCV aborts the whole process when asked for a window with no display; a console
+    # browser would take over the terminal the server prints to.
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert desktop.window_available() is False
+    assert desktop.open_in_browser("http://127.0.0.1:8000/live") is False
+
+
+def test_cribcam_live_serves_the_live_page_and_opens_it_in_the_browser(tmp_path):
+    import os
+    import signal
+
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.py"  # a browser that loads the page and notes what it got
+    browser.write_text("import pathlib, sys, urllib.request\n"
+                       "with urllib.request.urlopen(sys.argv[1], timeout=60) as page:\n"
+                       "    script = '/static/live.js' in page.read().decode()\n"
+                       "pathlib.Path(sys.argv[2]).write_text(f'{sys.argv[1]} {page.status} {script}')\n")
+    env = {**os.environ, "BROWSER": f"{sys.executable} {browser} %s {opened}"}
+    env.pop("DISPLAY", None), env.pop("WAYLAND_DISPLAY", None)  # no window: the base install's case
+    (tmp_path / "no-model").mkdir()  # an empty model folder: quick, and the page works all the same
+    process = subprocess.Popen([sys.executable, "-m", "cribcam", "live", "--port", "0", "--crib",
+                                "--model", str(tmp_path / "no-model")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        first = process.stdout.readline()
+        assert first.startswith("cribcam live: http://127.0.0.1:"), first + process.stderr.read()
+        url = first.split()[2]
+        assert process.stdout.readline().strip() == \
+            f"cribcam live: the live page is {url}live: opening it in the browser"
+        for _ in range(600):
+            if opened.exists() and opened.read_text():
+                break
+            subprocess.run(["sleep", "0.1"])
+        assert opened.read_text() == f"{url}live 200 True"
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            assert process.wait(timeout=20) == 0
+        finally:
+            process.kill()
+            _, err = process.communicate()
+    assert "--crib: chosen on the live page itself" in err and "Traceback" not in err
