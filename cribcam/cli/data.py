@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from cribcam.cli.main import UsageError
@@ -99,11 +100,8 @@ def run_build(args) -> int:
     if args.imgsz < 64 or args.imgsz % 32:
         raise UsageError("--imgsz must be a multiple of 32, at least 64")
     _check_fraction(args.val_fraction)
-    try:
-        from cribcam.datagen.decks import load_decks
-    except ImportError as exc:
-        raise UsageError(f"the deck art module is missing ({exc})") from None
-    decks = load_decks(split=args.split)
+    which = "training" if args.split == "train" else "held-out"
+    decks = _decks(args.split, "data build", f"the scenes show the {which} deck designs")
     spec = BuildSpec(args.out, args.images, args.seed, args.split, args.val_fraction, args.imgsz)
     workers = args.workers or default_workers()
     summary = build(spec, decks, workers=workers, force=args.force)
@@ -139,7 +137,6 @@ def run_real(args) -> int:
 
 def run_clip(args) -> int:
     from cribcam.datagen.clips import ClipSpec, record_path, write_clip
-    from cribcam.datagen.decks import load_decks
 
     try:
         width, height = (int(v) for v in args.size.lower().split("x"))
@@ -153,10 +150,41 @@ def run_clip(args) -> int:
         raise UsageError(str(exc)) from None
     if args.out.suffix.lower() != ".y4m":
         raise UsageError(f"--out must name a .y4m file, not {args.out.name}")
-    record = write_clip(args.out, spec, load_decks(split="heldout"))
+    decks = _decks("heldout", "data clip",
+                   "the clip shows cards of the held-out deck designs (never seen in training)")
+    record = write_clip(args.out, spec, decks)
     for hand in record["hands"]:
         print(f"frames {hand['first_frame']:>4}-{hand['last_frame']:<4} {' '.join(hand['hand'])}, "
               f"starter {hand['starter']}: {hand['total']}")
     print(f"{record['frames']} frames at {spec.fps} fps, {width}x{height}, deck {record['deck']} "
           f"-> {args.out} and {record_path(args.out)}")
     return 0
+
+
+def _decks(split: str, command: str, purpose: str) -> list:
+    """The rendered decks of ``split``; when they must be fetched and rendered first, `cribcam
+    COMMAND` says so once, before it starts (``purpose`` says what they are for), or says
+    which tool it needs that is missing.
+
+    Raises:
+        UsageError: a tool is missing, or the deck art cannot be fetched or rendered.
+    """
+    try:
+        from cribcam.datagen.assets import deck_art_plan
+        from cribcam.datagen.decks import DeckArtError, load_decks
+    except ImportError as exc:
+        raise UsageError(f"the deck art module is missing ({exc})") from None
+
+    plan = deck_art_plan(split)
+    if plan is not None and plan.missing_tools:
+        needed = ", ".join(tool for tool, _ in plan.missing_tools)
+        packages = " ".join(package for _, package in plan.missing_tools)
+        raise UsageError(f"{purpose}, rendered from Debian's card packages: "
+                         f"{needed} {'is' if len(plan.missing_tools) == 1 else 'are'} needed for "
+                         f"that (sudo apt-get install {packages})")
+    if plan is not None:
+        print(f"cribcam {command}: {plan.sentence(purpose)}", file=sys.stderr, flush=True)
+    try:
+        return load_decks(split=split)
+    except DeckArtError as exc:
+        raise UsageError(f"the deck art could not be made: {exc}") from None
