@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 
 from cribcam.scoring import rules, score_hand
+from cribcam.scoring.muggins import claim_problem
 from cribcam.scoring.report import count_report
 
 
@@ -26,8 +28,19 @@ def add_count_options(parser, starter_required: bool) -> None:
     parser.add_argument("--crib", action="store_true", help="count as the crib")
     parser.add_argument("--variant", choices=list(rules.VARIANTS), default=rules.DEFAULT_VARIANT,
                         help="six-card (the usual game) or five-card cribbage")
-    parser.add_argument("--claim", type=int, metavar="N",
-                        help="the total the player claimed: judged correct, muggins or over-claimed")
+    parser.add_argument("--claim", type=int, metavar="N", action=_Claim,
+                        help="the total the player claimed (0 to 1000; 19, said for a hand of "
+                             "nothing, means 0): judged correct, muggins or over-claimed")
+
+
+class _Claim(argparse.Action):
+    """``--claim N``: refused, as the web API refuses it, unless the core can judge it."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        problem = claim_problem(value)
+        if problem:
+            raise argparse.ArgumentError(self, f"{problem}, not {value}")
+        setattr(namespace, self.dest, value)
 
 
 def run(args) -> int:

@@ -12,6 +12,7 @@ from itertools import product
 from typing import Sequence
 
 from cribcam.scoring import rules
+from cribcam.scoring.spoken import NOTHING_SAID
 
 # Totals no hand or crib can make (six-card and five-card cribbage), checked against the full
 # enumeration in the tests.
@@ -20,11 +21,23 @@ IMPOSSIBLE_TOTALS = {
     "five-card": frozenset({19, 25, 26, 27}),
 }
 MAX_TOTAL = {"six-card": 29, "five-card": 29}
+# The claims judged: a whole number of points from 0 to this. The one bound of `cribcam count
+# --claim` (and read, live) and of the web API: no count comes near it, and a number beyond it
+# is a slip of the keyboard, not a claim.
+MAX_CLAIM = 1000
 
 # Easiest to overlook first: nobs, long fifteens, then the rest.
 _MISSED_FIRST = {"nobs": 0, "fifteen": 1, "flush": 2, "pair": 3, "run": 4}
 
 CORRECT, MUGGINS, OVERCLAIM = "correct", "muggins", "overclaim"
+
+
+def claim_problem(claimed) -> str | None:
+    """What is wrong with ``claimed`` as a claim (the end of a sentence: "... must be a whole
+    number of points from 0 to 1000"), or None for a claim that can be judged."""
+    if isinstance(claimed, bool) or not isinstance(claimed, int) or not 0 <= claimed <= MAX_CLAIM:
+        return f"must be a whole number of points from 0 to {MAX_CLAIM}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -36,6 +49,8 @@ class Verdict:
         claimed: the number claimed.
         total: the true count.
         difference: ``total - claimed``: points overlooked (muggins), negative when over-claimed.
+            A show of nothing claimed as "nineteen" (19, how players say zero) is correct,
+            with a difference of 0: the claim means 0.
         overlooked: for muggins, the items most likely overlooked (summing to ``difference``).
         impossible: the claim is a total no hand can make (19, 25, 26, 27, over 29).
         message: one sentence for the players.
@@ -86,12 +101,20 @@ def judge_claim(claimed: int, total: int, items: Sequence = (), *, what: str = "
 
 
 def judge_show(claimed: int, score) -> Verdict:
-    """Judges a claimed show count against a ``Score``."""
+    """Judges a claimed show count against a ``Score``.
+
+    A show of nothing is said "nineteen" (no show scores 19, so the word is free for zero):
+    19 claimed for it is correct, and the message says why.
+    """
+    what = "crib" if score.crib else "hand"
+    if claimed == NOTHING_SAID and score.total == 0:
+        return Verdict(CORRECT, claimed, 0, 0,
+                       message=f"Correct: the {what} is 0, and \"nineteen\" is how a {what} of "
+                               f"nothing is said (no {what} scores 19).")
     max_total = MAX_TOTAL[score.variant]
     impossible = IMPOSSIBLE_TOTALS[score.variant] | (frozenset({claimed}) if claimed > max_total
                                                    else frozenset())
-    return judge_claim(claimed, score.total, score.items,
-                       what="crib" if score.crib else "hand", impossible=impossible)
+    return judge_claim(claimed, score.total, score.items, what=what, impossible=impossible)
 
 
 def overlooked_items(items: Sequence, points: int) -> list:
@@ -125,4 +148,5 @@ def _describe(item) -> str:
     return f"{name} {cards} for {item.points}" if cards else f"{name} for {item.points}"
 
 
-__all__ = ["Verdict", "judge_claim", "judge_show", "overlooked_items", "rules"]
+__all__ = ["MAX_CLAIM", "Verdict", "claim_problem", "judge_claim", "judge_show", "overlooked_items",
+           "rules"]

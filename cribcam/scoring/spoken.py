@@ -13,6 +13,9 @@ from typing import Iterable
 from cribcam.scoring.show import Item
 
 NOTHING = "nineteen: nothing to count, 0"
+# The number said for a show of nothing ("nineteen": no show scores 19). A claim of 19 on a
+# show of nothing is that word, and correct (``muggins.judge_show``).
+NOTHING_SAID = 19
 
 _COUNT_WORDS = {3: "three", 4: "four", 5: "five"}
 _SAME_RANK = {2: "a pair", 3: "a pair royal", 4: "a double pair royal"}

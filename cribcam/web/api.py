@@ -15,13 +15,13 @@ from flask import Blueprint, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from cribcam.scoring import CardError, parse_card, rules, score_hand
+from cribcam.scoring.muggins import MAX_CLAIM, claim_problem  # the claims `cribcam count` takes too
 from cribcam.scoring.report import count_report
 from cribcam.web.images import ImageError, data_url, decode_image
 from cribcam.web.reader_slot import ModelUnavailable
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
-MAX_CLAIM = 1000
 _TRUE = {"1", "true", "on", "yes"}
 _FALSE = {"", "0", "false", "off", "no"}
 _EXAMPLE = '{"hand": ["5H", "5C", "5S", "JD"], "starter": "5D", "crib": false, "claim": 12}'
@@ -204,8 +204,9 @@ def _claim(value) -> int | None:
         return None
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_CLAIM:
-        raise BadRequest(f'"claim" must be a whole number of points from 0 to {MAX_CLAIM}')
+    problem = claim_problem(value)
+    if problem:
+        raise BadRequest(f'"claim" {problem}')
     return value
 
 

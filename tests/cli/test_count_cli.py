@@ -40,7 +40,7 @@ def test_count_json_without_claim_has_no_verdict():
 
 @pytest.mark.parametrize("args, message", [
     (["count", "5H", "5C", "5X", "JD", "--starter", "5D"], "'5X' is not a card"),
-    (["count", "5H", "5C", "5S", "JD", "5D", "--starter", "2D"], "5 cards given"),
+    (["count", "5H", "5C", "5S", "JD", "5D", "--starter", "2D"], "6 cards given (the starter and 5 others)"),
     (["count", "5H", "5C", "5S", "5H", "--starter", "2D"], "5H appears twice"),
     (["count", "5H", "5C", "5S", "JD"], "required: --starter"),
     (["count", "5H", "5C", "5S", "JD", "--starter", "2D", "--claim", "lots"], "invalid int value"),
@@ -53,6 +53,39 @@ def test_usage_errors_exit_2_with_one_line(args, message):
     assert result.returncode == 2
     assert message in result.stderr
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("claim", ["-3", "1001", "99999999999999999999999"])
+def test_a_claim_the_api_refuses_is_refused_the_same_way(claim):
+    hand = ["count", "5H", "5C", "5S", "JD", "--starter", "5D", "--claim", claim]
+    result = cribcam(*hand)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.strip() == (f"cribcam count: error: argument --claim: must be a whole "
+                                     f"number of points from 0 to 1000, not {int(claim)}")
+    answer = cribcam(*hand, "--json")
+    assert answer.returncode == 2
+    assert json.loads(answer.stdout)["error"].endswith("must be a whole number of points from 0 to 1000, "
+                                                       f"not {int(claim)}")
+    from cribcam.web import create_app
+
+    client = create_app({"TESTING": True, "LOAD_MODEL_AT_START": False}).test_client()
+    response = client.post("/api/count", json={"hand": hand[1:5], "starter": "5D", "claim": int(claim)})
+    assert response.status_code == 400
+    assert response.json["error"] == '"claim" must be a whole number of points from 0 to 1000'
+
+
+def test_nineteen_on_a_hand_of_nothing_is_correct_in_the_command_and_the_api():
+    result = cribcam("count", "2H", "4C", "8D", "QS", "--starter", "KS", "--claim", "19", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert (report["verdict"], report["claimed"], report["difference"]) == ("correct", 19, 0)
+    assert "nineteen" in report["message"]
+    from cribcam.web import create_app
+
+    client = create_app({"TESTING": True, "LOAD_MODEL_AT_START": False}).test_client()
+    response = client.post("/api/count", json={"hand": ["2H", "4C", "8D", "QS"], "starter": "KS",
+                                               "claim": 19})
+    assert response.json == report
 
 
 def test_peg_prints_the_play():

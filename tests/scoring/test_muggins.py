@@ -47,3 +47,29 @@ def test_a_shortfall_no_items_add_up_to_names_none():
     verdict = judge_show(1, score_hand("2H 4C 4D 6S", "KH"))
     assert verdict.verdict == "muggins" and verdict.difference == 1 and verdict.overlooked == ()
     assert verdict.message == "Muggins: 1 point overlooked; the hand is 2 and the opponent may peg 1."
+
+
+def test_nineteen_claimed_for_a_show_of_nothing_is_correct_and_says_why():
+    # "Nineteen" is how players say zero: the spoken count of such a hand says it too.
+    hand = score_hand("2H 4C 8D QS", "KS")
+    assert hand.total == 0 and hand.spoken.startswith("nineteen")
+    verdict = judge_show(19, hand)
+    assert (verdict.verdict, verdict.claimed, verdict.difference, verdict.impossible) == \
+        ("correct", 19, 0, False)
+    assert '"nineteen" is how a hand of nothing is said' in verdict.message
+    crib = judge_show(19, score_hand("2H 4C 8D QS", "KS", crib=True))
+    assert crib.verdict == "correct" and "a crib of nothing" in crib.message
+    assert judge_show(0, hand).verdict == "correct"
+    # On a hand that scores, 19 is still no possible count.
+    other = judge_show(19, score_hand("2H 4C 8D QS", "3S"))
+    assert other.verdict == "overclaim" and other.impossible
+
+
+def test_a_claim_is_judged_from_0_to_max_claim():
+    from cribcam.scoring.muggins import MAX_CLAIM, claim_problem
+
+    assert MAX_CLAIM == 1000
+    for good in (0, 19, 29, MAX_CLAIM):
+        assert claim_problem(good) is None
+    for bad in (-1, -3, MAX_CLAIM + 1, 10**23, True, 12.0, "12", None):
+        assert claim_problem(bad) == "must be a whole number of points from 0 to 1000"
