@@ -20,7 +20,8 @@ def add_parser(subparsers) -> None:
     add_count_options(parser, starter_required=False)
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--annotate", type=Path, metavar="OUT.png",
-                        help="write a copy of the photo with the cards drawn on it")
+                        help="write a copy of the photo with the cards drawn on it, at most 1600 "
+                             "pixels across: PNG, or JPEG for a .jpg or .jpeg name")
     parser.add_argument("--model", type=Path, metavar="DIR",
                         help="folder with finder.onnx and classifier.onnx (default: the bundled models)")
     add_deck_option(parser)
@@ -28,12 +29,10 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    import cv2  # here, not at the top: every `cribcam` command imports this module
-
-    from cribcam.vision.annotate import draw_reading
+    from cribcam.vision.annotate import write_annotated
     from cribcam.vision.report import expected_cards, reading_report
 
-    image = read_photo(args.photo)
+    image = load_photo(args.photo)
     if args.annotate and args.annotate.suffix.lower() not in (".png", ".jpg", ".jpeg"):
         raise UsageError(f"--annotate needs a .png or .jpg name, not {args.annotate.name}")
     reader = open_reader(args.model, args.deck)
@@ -44,8 +43,10 @@ def run(args) -> int:
         reading = reader.read(image, expected=expected - 1)
     report = reading_report(reading, args.starter, args.crib, args.claim, args.variant)
     if args.annotate:
-        if not cv2.imwrite(str(args.annotate), draw_reading(image, reading)):
-            raise UsageError(f"could not write {args.annotate}")
+        try:  # at most ANNOTATE_MAX_SIDE pixels across, JPEG or PNG as the name says
+            write_annotated(args.annotate, image, reading)
+        except OSError as exc:
+            raise UsageError(f"could not write {args.annotate}: {exc.strerror or exc}") from None
     if args.json:
         print(json.dumps(report, ensure_ascii=False))
     else:
@@ -53,8 +54,30 @@ def run(args) -> int:
     return 0
 
 
+def load_photo(path: Path):
+    """The photo at ``path`` as a BGR image (``read_photo``), refused first, from its header
+    and before anything is decoded, when it is larger than the web API takes: the same limit
+    (``cribcam.web.images.DEFAULT_MAX_PIXELS``) and the same message.
+
+    Raises:
+        UsageError: no such file, a photo over the limit, or not an image OpenCV can read.
+    """
+    from cribcam.web.images import ImageError, ImageTooLarge, check_pixels, sniff_file
+
+    if not path.is_file():
+        raise UsageError(f"no such file: {path}")
+    try:
+        check_pixels(sniff_file(path))
+    except ImageTooLarge as exc:
+        raise UsageError(str(exc)) from None
+    except (ImageError, OSError):
+        pass  # a format the header reader does not know (TIFF): OpenCV reads it, or says so
+    return read_photo(path)
+
+
 def format_reading(report: dict) -> str:
-    cards = ", ".join(f"{c['card']} ({c['confidence']:.2f})" for c in report["cards"]) or "none"
+    cards = ", ".join(f"{c['card']} ({c['confidence']:.2f}{', unsure: check it' if c.get('unsure') else ''})"
+                      for c in report["cards"]) or "none"
     lines = [f"Cards read: {cards}"]
     lines += [f"Problem: {p}" for p in report["problems"]]
     if report["count"]:

@@ -18,7 +18,12 @@ import cv2
 import numpy as np
 
 FORMATS = "JPEG, PNG, WebP or BMP"
-DEFAULT_MAX_PIXELS = 50_000_000  # a 50-megapixel phone photo; bigger is refused unread
+# A 50-megapixel phone photo; bigger is refused unread, by the web API and by `cribcam read`
+# (``check_pixels``): the one limit of both.
+DEFAULT_MAX_PIXELS = 50_000_000
+# Bytes read from the start of a file for its header (``sniff_file``); more only when the
+# header goes on beyond them (a JPEG with large EXIF, ICC or XMP segments before its frame).
+HEADER_BYTES = 256 * 1024
 DEFAULT_MAX_SIDE = 1920  # the reader scales larger photos down to this anyway
 
 
@@ -99,10 +104,7 @@ def decode_image(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS,
     if info.width <= 0 or info.height <= 0:
         raise NotAnImage(f"the {info.format.upper()} file says its image is "
                          f"{info.width}x{info.height} pixels: it is damaged")
-    if info.pixels > max_pixels:
-        raise ImageTooLarge(f"the image is {info.width}x{info.height} pixels "
-                            f"({info.pixels / 1e6:.0f} megapixels); the limit is "
-                            f"{max_pixels / 1e6:.0f} megapixels: send a smaller photo")
+    check_pixels(info, max_pixels)
     flags = cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION
     if info.format == "jpeg":  # libjpeg decodes at 1/2, 1/4 or 1/8 scale for almost nothing
         reduce = next((r for r in (8, 4, 2) if max(info.width, info.height) / r >= max_side), 1)
@@ -119,6 +121,36 @@ def decode_image(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS,
         raise ImageTooLarge(f"the image is larger than {max_pixels / 1e6:.0f} megapixels")
     image = apply_orientation(image, info.orientation)
     return downscale(image, max_side), info
+
+
+def check_pixels(info: ImageInfo, max_pixels: int = DEFAULT_MAX_PIXELS) -> None:
+    """Refuses an image whose header says it has more than ``max_pixels`` pixels.
+
+    Raises:
+        ImageTooLarge: with the message the web API answers and `cribcam read` prints.
+    """
+    if info.pixels > max_pixels:
+        raise ImageTooLarge(f"the image is {info.width}x{info.height} pixels "
+                            f"({info.pixels / 1e6:.0f} megapixels); the limit is "
+                            f"{max_pixels / 1e6:.0f} megapixels: send a smaller photo")
+
+
+def sniff_file(path) -> ImageInfo:
+    """``sniff`` on a file, reading its first ``HEADER_BYTES`` (the whole file only when the
+    header goes on beyond them): the size of a photo, before anything is decoded.
+
+    Raises:
+        OSError: the file cannot be read.
+        EmptyImage, NotAnImage: as ``sniff``.
+    """
+    with open(path, "rb") as file:
+        head = file.read(HEADER_BYTES)
+        try:
+            return sniff(head)
+        except NotAnImage:
+            if len(head) < HEADER_BYTES:
+                raise
+            return sniff(head + file.read())
 
 
 def apply_orientation(image: np.ndarray, orientation: int) -> np.ndarray:

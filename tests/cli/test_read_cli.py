@@ -1,0 +1,82 @@
+"""`cribcam read` as a user runs it: the size limit of the web API, and the annotated photo."""
+
+from __future__ import annotations
+
+import json
+import struct
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from cribcam.web.images import DEFAULT_MAX_PIXELS, ImageTooLarge, decode_image
+
+PHOTO = Path(__file__).resolve().parents[1] / "data" / "photos" / "webcam-5-cards.jpg"
+
+
+def cribcam(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cribcam", *args], capture_output=True, text=True,
+                          timeout=300)
+
+
+def _jpeg_claiming(width: int, height: int) -> bytes:
+    """A small real JPEG whose header says it is ``width`` x ``height`` (a "bomb": a decoder
+    would set aside memory for every pixel the header promises)."""
+    ok, data = cv2.imencode(".jpg", np.zeros((16, 16, 3), np.uint8))
+    data = bytearray(data.tobytes())
+    sof = data.index(b"\xff\xc0")
+    data[sof + 5:sof + 9] = struct.pack(">HH", height, width)
+    return bytes(data)
+
+
+def _png_claiming(width: int, height: int) -> bytes:
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    chunk = b"IHDR" + header
+    return (b"\x89PNG\r\n\x1a\n" + struct.pack(">I", len(header)) + chunk
+            + struct.pack(">I", zlib.crc32(chunk)))
+
+
+@pytest.mark.parametrize("name, data", [("huge.jpg", _jpeg_claiming(20000, 20000)),
+                                        ("huge.png", _png_claiming(8000, 7000))])
+def test_a_photo_over_the_apis_limit_is_refused_from_its_header_with_its_message(tmp_path, name, data):
+    path = tmp_path / name
+    path.write_bytes(data)
+    with pytest.raises(ImageTooLarge) as refused:  # what the API answers (413) for these bytes
+        decode_image(data)
+    # --model names no model: the photo is refused before any model is looked for.
+    result = cribcam("read", str(path), "--model", str(tmp_path / "no-model"))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == f"cribcam read: error: {refused.value}"
+    assert f"the limit is {DEFAULT_MAX_PIXELS // 1_000_000} megapixels" in result.stderr
+    answer = cribcam("discard", "--photo", str(path), "--json")
+    assert answer.returncode == 2 and json.loads(answer.stdout) == {"error": str(refused.value)}
+
+
+def test_a_header_beyond_the_first_bytes_read_is_still_found(tmp_path):
+    from cribcam.web.images import HEADER_BYTES, sniff_file
+
+    ok, data = cv2.imencode(".jpg", np.zeros((30, 40, 3), np.uint8))
+    data = data.tobytes()
+    # Two large application segments (as big EXIF or XMP blocks are) before the frame header.
+    filler = b"".join(b"\xff\xe2" + struct.pack(">H", 65000) + bytes(64998) for _ in range(5))
+    (tmp_path / "long.jpg").write_bytes(data[:2] + filler + data[2:])
+    assert len(filler) > HEADER_BYTES
+    info = sniff_file(tmp_path / "long.jpg")
+    assert (info.width, info.height) == (40, 30)
+
+
+def test_annotate_writes_a_sensible_size_in_the_format_named(shipped_models, tmp_path):
+    big = cv2.resize(cv2.imread(str(PHOTO)), (6000, 4000), interpolation=cv2.INTER_LINEAR)
+    photo = tmp_path / "hand.jpg"
+    cv2.imwrite(str(photo), big)
+    for name, magic in (("read.jpg", b"\xff\xd8\xff"), ("read.png", b"\x89PNG")):
+        result = cribcam("read", str(photo), "--annotate", str(tmp_path / name),
+                         "--model", str(shipped_models))
+        assert result.returncode == 0, result.stderr
+        data = (tmp_path / name).read_bytes()
+        assert data.startswith(magic) and len(data) < 5_000_000
+        assert cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR).shape == (1067, 1600, 3)
