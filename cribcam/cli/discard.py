@@ -9,7 +9,8 @@ from pathlib import Path
 from cribcam.cli.decks import add_deck_option
 from cribcam.cli.main import UsageError
 from cribcam.scoring import CardError, rules
-from cribcam.scoring.discard import Advice, advise
+from cribcam.scoring.discard import advise
+from cribcam.scoring.discard_report import advice_report
 
 
 def add_parser(subparsers) -> None:
@@ -52,16 +53,18 @@ def run(args) -> int:
             advice = advise(cards, dealer=args.dealer, variant=args.variant)
         except CardError as exc:
             raise UsageError(f"read {' '.join(cards)} in {args.photo.name}: {exc}") from None
-    print(json.dumps(advice.as_dict()) if args.json else format_advice(advice))
+    report = advice_report(advice)  # the numbers /api/discard sends and the page shows
+    print(json.dumps(report) if args.json else format_advice(report))
     return 0
 
 
 def _deal_from_photo(photo: Path, variant: str, model: Path | None, deck: str | None) -> list[str]:
     """The cards dealt, read from a photo; what the reader noticed goes to standard error."""
-    from cribcam.cli.model import open_reader, read_photo
+    from cribcam.cli.model import open_reader
+    from cribcam.cli.read import load_photo
     from cribcam.vision.report import read_deal
 
-    image = read_photo(photo)  # a missing photo is said before the model is loaded
+    image = load_photo(photo)  # a missing or too large photo is said before the model is loaded
     reading = read_deal(open_reader(model, deck), image, variant)
     for problem in reading.problems:
         print(f"cribcam discard: {photo.name}: {problem}", file=sys.stderr)
@@ -70,20 +73,21 @@ def _deal_from_photo(photo: Path, variant: str, model: Path | None, deck: str | 
     return list(reading.codes)
 
 
-def format_advice(advice: Advice) -> str:
-    """The options as a table a person reads in a terminal, best first."""
-    whose = "your crib: net = hand + crib" if advice.dealer \
+def format_advice(report: dict) -> str:
+    """The options of an ``advice_report`` as a table a person reads in a terminal, best
+    first: its numbers as they are (already rounded, as the page shows them)."""
+    whose = "your crib: net = hand + crib" if report["dealer"] \
         else "the opponent's crib: net = hand - crib"
-    lines = [f"Dealt {_codes(advice.cards)} ({whose})",
+    lines = [f"Dealt {_codes(report['cards'])} ({whose})",
              f"  {'lay away':<9} {'keep':<12} {'hand':>6} {'crib':>6} {'net':>6}"]
-    for option in advice.options:
-        lines.append(f"  {_codes(option.discard):<9} {_codes(option.keep):<12} "
-                     f"{option.hand:>6.2f} {option.crib:>6.2f} {option.net:>6.2f}")
-    best, worst = advice.best, advice.worst
-    lines.append(f"Best: lay away {_codes(best.discard)} ({best.net:.2f}); worst: "
-                 f"{_codes(worst.discard)} ({worst.net:.2f}); spread {advice.spread:.2f} points")
+    for option in report["options"]:
+        lines.append(f"  {_codes(option['discard']):<9} {_codes(option['keep']):<12} "
+                     f"{option['hand']:>6.2f} {option['crib']:>6.2f} {option['net']:>6.2f}")
+    best, worst = report["options"][0], report["options"][-1]
+    lines.append(f"Best: lay away {_codes(best['discard'])} ({best['net']:.2f}); worst: "
+                 f"{_codes(worst['discard'])} ({worst['net']:.2f}); spread {report['spread']:.2f} points")
     return "\n".join(lines)
 
 
-def _codes(cards) -> str:
-    return " ".join(card.code for card in cards)
+def _codes(codes) -> str:
+    return " ".join(codes)

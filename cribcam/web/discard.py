@@ -2,8 +2,9 @@
 
 The endpoint takes ``{"cards": [...], "dealer": true, "variant": "six-card"}`` (``dealer``
 and ``variant`` optional, as for ``cribcam discard``) and answers the JSON of ``cribcam
-discard --json``; errors are ``{"error": "..."}`` with 400 (malformed request) or 422 (cards
-that make no deal), as on the rest of the API.
+discard --json`` (``advice_report``: the points rounded once, there, as the page and the
+command show them); errors are ``{"error": "..."}`` with 400 (malformed request) or 422
+(cards that make no deal), as on the rest of the API.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from flask import Blueprint, jsonify
 
 from cribcam.scoring.discard import advise
+from cribcam.scoring.discard_report import advice_report
 from cribcam.web import api
 from cribcam.web.pages import render_page
 
@@ -46,4 +48,4 @@ def discard():
         raise api.BadRequest('"dealer" must be true (the crib is yours) or false (it is the '
                              "opponent's)")
     variant = api.variant_field(body.get("variant"))
-    return jsonify(advise(cards, dealer=dealer, variant=variant).as_dict())
+    return jsonify(advice_report(advise(cards, dealer=dealer, variant=variant)))

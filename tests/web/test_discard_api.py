@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from cribcam.scoring.discard import advise
+from cribcam.scoring.discard_report import advice_report
 
 DEAL = ["5H", "5C", "6D", "JD", "QS", "KS"]
 
@@ -26,9 +27,21 @@ def test_discard_page_loads_its_script_and_only_local_assets(client):
 def test_advice_is_the_json_of_cribcam_discard(client):
     response = client.post("/api/discard", json={"cards": DEAL, "dealer": True})
     assert response.status_code == 200
-    assert response.json == advise(DEAL, dealer=True).as_dict()
+    assert response.json == advice_report(advise(DEAL, dealer=True))
     assert [o["discard"] for o in response.json["options"]][0] == ["5C", "6D"]
     assert response.headers["Cache-Control"] == "no-store"
+
+
+def test_the_api_sends_the_numbers_cribcam_discard_prints(client):
+    import subprocess
+    import sys
+
+    response = client.post("/api/discard", json={"cards": DEAL, "dealer": False})
+    printed = subprocess.run([sys.executable, "-m", "cribcam", "discard", *DEAL, "--pone"],
+                             capture_output=True, text=True, timeout=120).stdout.splitlines()[2:-1]
+    assert [[f"{o[k]:.2f}" for k in ("hand", "crib", "net")] for o in response.json["options"]] == \
+        [row.split()[-3:] for row in printed]
+    assert ["5C", "JD"] in [o["discard"] for o in response.json["options"] if o["net"] == -0.67]
 
 
 def test_pone_five_card_and_cards_as_a_string(client):
@@ -40,7 +53,7 @@ def test_pone_five_card_and_cards_as_a_string(client):
     five = client.post("/api/discard", json={"cards": DEAL[:5], "variant": "five-card"})
     assert five.status_code == 200
     assert five.json["dealer"] is True  # the default, as for `cribcam discard`
-    assert five.json == advise(DEAL[:5], dealer=True, variant="five-card").as_dict()
+    assert five.json == advice_report(advise(DEAL[:5], dealer=True, variant="five-card"))
     assert len(five.json["options"]) == 10
 
 

@@ -75,6 +75,28 @@ def test_typed_and_tapped_deals_are_ranked_for_the_dealer_and_the_pone(open_page
     expect_options(page, advise(["2H", "3H", "4H", "4S", "9S"], dealer=False, variant="five-card"))
 
 
+def test_the_page_shows_every_figure_as_cribcam_discard_prints_it(open_page):
+    import subprocess
+    import sys
+
+    printed = subprocess.run([sys.executable, "-m", "cribcam", "discard", *DEAL, "--pone"],
+                             capture_output=True, text=True, timeout=120).stdout.splitlines()
+    tab = open_page()
+    page = tab.page
+    goto_discard(tab)
+    page.click("text=Theirs")
+    page.fill("#typed-cards", " ".join(DEAL))
+    page.click("#type-form button[type=submit]")
+    rows = page.locator("#options tr")
+    expect(rows).to_have_count(15)
+    shown = [rows.nth(i).locator("td.points").all_inner_texts() for i in range(15)]
+    assert shown == [row.split()[-3:] for row in printed[2:-1]]
+    assert ["6.28", "6.96", "-0.67"] in shown  # 5C JD: the page said -0.68, the command -0.67
+    best, worst, spread = printed[-1].split("(")[1].split(")")[0], "-3.84", "13.04"
+    expect(page.locator("#best strong")).to_have_text(best)
+    expect(page.locator("#spread")).to_contain_text(f"expects {worst}: {spread} points less")
+
+
 def test_bad_typing_and_a_photo_without_a_model_say_what_is_wrong(open_page):
     tab = open_page(viewport=PHONE)
     page = tab.page

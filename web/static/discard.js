@@ -122,10 +122,15 @@ async function requestAdvice(cards) {
   return data;
 }
 
+// Points as the server rounded them (cribcam/scoring/discard_report.py, two places, as
+// `cribcam discard` prints them): toFixed only writes the zeros ("9.2" as "9.20"), it never
+// rounds a second time.
+const points = (value) => value.toFixed(2);
+
 function numberCell(value) {
   const td = document.createElement("td");
   td.className = "points";
-  td.textContent = value.toFixed(2);
+  td.textContent = points(value);
   return td;
 }
 
@@ -136,11 +141,11 @@ function showAdvice(data) {
   const best = data.options[0];
   const worst = data.options[data.options.length - 1];
   const strong = document.createElement("strong");
-  strong.textContent = best.net.toFixed(2);
+  strong.textContent = points(best.net);
   $("best").replaceChildren("Best: lay away ", miniCards(best.discard), " ", strong, " expected");
   $("spread").replaceChildren(
     `The worst choice, laying away `, miniCards(worst.discard),
-    `, expects ${worst.net.toFixed(2)}: ${data.spread.toFixed(2)} points less.`);
+    `, expects ${points(worst.net)}: ${points(data.spread)} points less.`);
   $("options").replaceChildren(...data.options.map((option, i) => {
     const tr = document.createElement("tr");
     if (i === 0) tr.dataset.best = "true";
