@@ -103,9 +103,7 @@ def score_hand(hand: Iterable[CardLike] | str, starter: CardLike, crib: bool = F
     starter = parse_card(starter)
     needed = rules.VARIANTS[variant].size(crib)
     if len(cards) != needed:
-        what = "crib" if crib else f"{variant} cribbage hand"
-        raise CardError(f"{len(cards)} card{'s' if len(cards) != 1 else ''} given; "
-                        f"a {what} needs {needed} plus the starter")
+        raise CardError(_wrong_count(len(cards), needed, "crib" if crib else f"{variant} cribbage hand"))
     check_distinct(cards + (starter,))
 
     five = cards + (starter,)
@@ -114,6 +112,21 @@ def score_hand(hand: Iterable[CardLike] | str, starter: CardLike, crib: bool = F
     items += _nobs(cards, starter)
     return Score(cards, starter, crib, variant, tuple(items),
                  heels=rules.HEELS if starter.rank == JACK else 0)
+
+
+def _wrong_count(others: int, needed: int, what: str) -> str:
+    """What is wrong with a hand of ``others`` cards beside its starter, where ``what`` (a
+    crib, a six-card cribbage hand...) needs ``needed``: what is needed first, then every card
+    given counted, the starter too (a player counts the cards on the table, not the hand).
+
+        >>> _wrong_count(1, 4, "six-card cribbage hand")
+        'a six-card cribbage hand needs 4 cards and a starter; 2 cards given (the starter and 1 other)'
+    """
+    if others == 0:
+        given = "1 card given (the starter alone)"
+    else:
+        given = f"{others + 1} cards given (the starter and {others} other{'s' if others != 1 else ''})"
+    return f"a {what} needs {needed} cards and a starter; {given}"
 
 
 def _fifteens(cards: tuple[Card, ...]) -> list[Item]:

@@ -71,10 +71,20 @@ def test_five_card_cribbage_hand():
 
 
 def test_wrong_number_of_cards_says_how_many():
-    with pytest.raises(CardError, match="3 cards given; a six-card cribbage hand needs 4"):
+    # What is needed, then every card given counted, the starter too (issue 21: "1 card
+    # given" for a hand typed as two cards read as one card too few, not one card in all).
+    with pytest.raises(CardError, match=r"^a six-card cribbage hand needs 4 cards and a starter; "
+                                        r"4 cards given \(the starter and 3 others\)$"):
         score_hand("5H 5C JD", "5D")
-    with pytest.raises(CardError, match="4 cards given; a five-card cribbage hand needs 3"):
+    with pytest.raises(CardError, match=r"^a six-card cribbage hand needs 4 cards and a starter; "
+                                        r"2 cards given \(the starter and 1 other\)$"):
+        score_hand("5H", "5D")
+    with pytest.raises(CardError, match=r"; 1 card given \(the starter alone\)$"):
+        score_hand([], "5D")
+    with pytest.raises(CardError, match=r"^a five-card cribbage hand needs 3 cards and a starter; 5 cards given"):
         score_hand("5H 5C JD 2C", "5D", variant="five-card")
+    with pytest.raises(CardError, match=r"^a crib needs 4 cards and a starter; 6 cards given"):
+        score_hand("5H 5C JD 2C 3C", "5D", crib=True)
 
 
 def test_starter_in_hand_is_a_duplicate():

@@ -28,7 +28,7 @@ def test_unknown_starter_lists_totals_by_choice():
 def test_cards_that_make_no_hand_are_a_problem_not_an_error():
     report = reading_report(reading(["5H", "5C"]), starter="5D")
     assert report["count"] is None
-    assert any("cannot count" in p and "2 cards given" in p for p in report["problems"])
+    assert any("cannot count" in p and "3 cards given (the starter and 2 others)" in p for p in report["problems"])
 
 
 def test_expected_cards():

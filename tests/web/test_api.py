@@ -148,9 +148,9 @@ def test_malformed_count_requests_are_400(client, body, words):
 @pytest.mark.parametrize("body,words", [
     ({"hand": ["5H", "5C", "5X", "JD"], "starter": "5D"}, "'5X' is not a card"),
     ({"hand": ["5H", "5C", "5S", "JD"], "starter": "5H"}, "5H appears twice"),
-    ({"hand": ["5H", "5C", "5S"], "starter": "5D"}, "3 cards given"),
-    ({"hand": ["5H", "5C", "5S", "JD"], "starter": "5D", "variant": "five-card"}, "4 cards given"),
-    ({"hand": ["5H", "5C", "5S", "JD", "2C"], "starter": "5D", "crib": True}, "5 cards given"),
+    ({"hand": ["5H", "5C", "5S"], "starter": "5D"}, "needs 4 cards and a starter; 4 cards given"),
+    ({"hand": ["5H", "5C", "5S", "JD"], "starter": "5D", "variant": "five-card"}, "needs 3 cards and a starter; 5 cards given"),
+    ({"hand": ["5H", "5C", "5S", "JD", "2C"], "starter": "5D", "crib": True}, "a crib needs 4 cards and a starter; 6 cards given"),
     ({"hand": [], "starter": "zz"}, "'zz' is not a card"),
 ])
 def test_cards_that_make_no_hand_are_422_with_the_cores_message(client, body, words):

@@ -290,7 +290,7 @@ def test_crib_and_five_card_switches_recount_at_once(open_page):
     page.click("label:has(input[name=what][value=hand])")
     page.click("label:has(input[name=variant][value=five-card])")
     expect(page.locator("#count-error")).to_contain_text(
-        "4 cards given; a five-card cribbage hand needs 3 plus the starter")
+        "A five-card cribbage hand needs 3 cards and a starter; 5 cards given (the starter and 4 others)")
     expect(page.locator("#count")).to_be_hidden()
     tab.shot("07-five-card-error-desktop")
     page.click('.chip[data-card="QH"]')
