@@ -62,11 +62,10 @@ class Settings:
         negative_share: the negatives' share (the player's and the rehearsal's), about the
             bundled training's (0.28); the rehearsal's indices have the rest. With the
             negatives in the rehearsal's share alone, taught decks read more pips and court
-            art as cards (false "cards" on real-validation pips and art 0.023 -> 0.057).
+            art as cards (models/README.md, "Teaching a deck").
         steps: Adam steps of each head's fit.
-        decay: the heads' L2 penalty (their weights and bias): 0.01 let the deck's crops move
-            the other decks' answers more (real-validation index boxes misread 0.025 ->
-            0.038), 0.03 less (0.028) for about the same gain on the deck.
+        decay: the heads' L2 penalty (their weights and bias): less lets a lesson move the
+            other decks' answers more, more takes a lettered deck's gain away (models/README.md).
         seed: random seed.
         held_back: share of the cards showing two corners of which one corner is held back
             from teaching, to measure the taught deck on.
