@@ -46,3 +46,24 @@ def test_red_suits_print_red(deck):
     ink = face[y1:y2, x1:x2, :3].reshape(-1, 3)
     darkest = ink[ink.sum(axis=1).argmin()].astype(int)
     assert darkest[2] > darkest[0] + 80  # BGR: far more red than blue
+
+
+def test_a_lettered_deck_prints_its_own_letters_for_the_ranks_it_letters():
+    from cribcam.datagen.font_decks import ALPHABETS, font_deck
+
+    letters = ALPHABETS["dutch"]
+    ranks, suits = find_fonts(letters="".join(letters.values()))
+    if not ranks or not suits:
+        pytest.skip("no font with the letters is installed")
+    plain = font_deck(ranks[0], suits[0], np.random.default_rng(0))
+    dutch = font_deck(ranks[0], suits[0], np.random.default_rng(0), letters)  # the same style drawn
+    assert dutch.name == plain.name + "-A1-JB-QV-KH"
+
+    def index(deck, code):
+        x1, y1, x2, y2 = (int(v) for v in deck.corners[code][0])
+        return deck.cards[code][y1:y2, x1:x2]
+
+    assert np.array_equal(index(plain, "5H"), index(dutch, "5H"))  # the ranks it does not letter
+    for code in ("AH", "JS", "QC", "KD"):
+        assert index(dutch, code).shape != index(plain, code).shape or \
+            not np.array_equal(index(dutch, code), index(plain, code))
