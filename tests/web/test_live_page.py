@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 
+import cv2
+import numpy as np
 import pytest
 
 from cribcam.live.https import TLSFront, local_names, network_address, self_signed_certificate, server_context
@@ -220,6 +222,68 @@ def test_a_fixed_card_and_a_claim_stay_while_the_hand_stays_locked(camera_browse
     page.click("label:has(input[name=what][value=crib])")
     expect(page.locator("#total-label")).to_have_text("Crib total")
     tab.shot("live-03-fixed-and-claimed-phone")
+
+
+def test_a_card_read_unsure_is_drawn_dashed_and_named_until_the_reader_is_sure(camera_browser, live_tabs):
+    reader = CountingReader(HAND)
+    reader.unsure = {"JD"}  # in every frame, as the reader reads a card it is not sure of
+    tab = live_tabs.open(camera_browser, create_app({"TESTING": True}, reader=reader), viewport=PHONE)
+    page = tab.page
+    # The server holds the lock on a guess; the page says which card to check, and draws it dashed.
+    badge = page.locator("#lock-status")
+    expect(badge).to_have_attribute("data-lock", "check")
+    expect(badge).to_have_text("Check J♦: not sure of it yet")
+    expect(page.locator("#overlay")).to_have_attribute("data-unsure", "1")
+    expect(page.locator("#count")).to_be_hidden()  # no count on a guess; the count area says why
+    expect(page.locator("#unsure-note")).to_contain_text("not sure of the jack of diamonds yet")
+    tab.shot("live-unsure-card-phone")
+    reader.unsure = set()  # turned to the light: read surely, the hand locks and counts
+    expect(badge).to_have_attribute("data-lock", "locked")
+    expect(page.locator("#overlay")).to_have_attribute("data-unsure", "0")
+    expect(page.locator("#total")).to_have_text("29")
+    expect(page.locator(".chip.unsure")).to_have_count(0)
+    expect(page.locator("#unsure-note")).to_be_hidden()
+
+
+def test_a_portrait_camera_is_shown_and_read_whole(playwright, live_tabs, tmp_path):
+    # A phone held upright films a frame taller than wide. Asked for 640 by 480, Chromium
+    # cropped it to that shape: its top and bottom were lost, from the view and the reader.
+    clip = portrait_clip(tmp_path / "portrait.y4m", 480, 640)
+    reader = CountingReader(HAND)
+    with chromium(playwright, ALLOW_CAMERA, FAKE_CAMERA, f"--use-file-for-fake-video-capture={clip}") as browser:
+        for viewport in (DESKTOP, PHONE):
+            tab = live_tabs.open(browser, create_app({"TESTING": True}, reader=reader), viewport=viewport)
+            page = tab.page
+            expect(page.locator("#lock-status")).to_have_attribute("data-lock", "locked")
+            assert page.evaluate("[video.videoWidth, video.videoHeight]") == [480, 640]
+            shape, _ = reader.calls[-1]
+            assert shape == (640, 480, 3)  # the reader gets the whole frame, upright
+            # The view shows it whole: the red band at its top and the blue one at its bottom.
+            view = cv2.imdecode(np.frombuffer(page.locator("#video").screenshot(), np.uint8), cv2.IMREAD_COLOR)
+            height, width = view.shape[:2]
+            assert height > width  # upright, as filmed
+            top, bottom = view[3, width // 2], view[-4, width // 2]
+            assert top[2] > 180 and top[0] < 80, top  # red (BGR)
+            assert bottom[0] > 180 and bottom[2] < 80, bottom  # blue
+            # The boxes are drawn over the frame where it is shown.
+            assert page.locator("#overlay").bounding_box() == page.locator("#video").bounding_box()
+            if viewport is PHONE:
+                assert page.locator("#video").bounding_box()["height"] <= 0.7 * PHONE["height"] + 1
+            tab.shot(f"live-portrait-camera-{'phone' if viewport is PHONE else 'desktop'}")
+        live_tabs.close_all()
+
+
+def portrait_clip(path: Path, width: int, height: int) -> Path:
+    """A still clip for Chromium's fake camera: grey, a red band at the top, a blue at the bottom."""
+    frame = np.full((height, width, 3), 200, np.uint8)
+    frame[: height // 10] = (0, 0, 255)
+    frame[-(height // 10):] = (255, 0, 0)
+    yuv = cv2.cvtColor(frame, cv2.COLOR_BGR2YUV_I420).tobytes()
+    with path.open("wb") as clip:
+        clip.write(f"YUV4MPEG2 W{width} H{height} F10:1 Ip A1:1 C420jpeg\n".encode())
+        for _ in range(10):
+            clip.write(b"FRAME\n" + yuv)
+    return path
 
 
 # --- when there is no camera, no permission or no model ------------------------------------

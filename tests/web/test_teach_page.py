@@ -53,6 +53,7 @@ def test_teach_a_deck_on_the_page_then_read_with_it(browser, teaching_server, la
     page = tab.page
     page.goto(server.url + "/teach")
     expect(page.locator("body.ready")).to_have_count(1)
+    expect(page.locator("#count-panel")).to_be_hidden()  # nothing to count before a deck is taught
     expect(page.locator("#teach-unavailable")).to_have_count(0)  # this server can teach
 
     page.fill("#deck-name", "page-deck")
@@ -75,6 +76,7 @@ def test_teach_a_deck_on_the_page_then_read_with_it(browser, teaching_server, la
     page.click("#train-button")
     expect(page.locator("#train-progress")).to_be_visible()
     expect(page.locator("#try")).to_be_visible(timeout=180_000)
+    expect(page.locator("#count-panel")).to_be_visible()  # a hand can be read with it here now
     expect(page.locator("#train-checks li")).to_have_count(2)
     expect(page.locator("#train-left")).to_contain_text("Taught the deck page-deck")
     tab.shot("teach-02-taught")

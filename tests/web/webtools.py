@@ -23,13 +23,15 @@ LABELS = json.loads((DATA / "labels.json").read_text())
 
 
 class StubReader:
-    """Stands in for ``CardReader``: "reads" the given cards, laid out left to right.
+    """Stands in for ``CardReader``: "reads" the given cards, laid out left to right; those in
+    ``unsure`` as the reader reads a card it is not sure of (``"unsure": true``).
 
     It records each call, so tests can see what the API asked of it.
     """
 
-    def __init__(self, cards=("AS", "QH", "KC", "AC", "QS"), starter=None, problems=()):
+    def __init__(self, cards=("AS", "QH", "KC", "AC", "QS"), starter=None, problems=(), unsure=()):
         self.cards, self.starter, self.problems = list(cards), starter, tuple(problems)
+        self.unsure = set(unsure)
         self.calls: list[tuple[tuple[int, ...], int | None]] = []
         self.starters: list[bool] = []  # each call's ``starter`` argument
         self.lock = threading.Lock()
@@ -41,7 +43,9 @@ class StubReader:
         height, width = image.shape[:2]
         step = width / (len(self.cards) + 1)
         seen = tuple(
-            SeenCard(card, 0.9, ((step * (i + 0.6), height * 0.3, step * (i + 1.2), height * 0.45),))
+            SeenCard(card, 0.4 if card in self.unsure else 0.9,
+                     ((step * (i + 0.6), height * 0.3, step * (i + 1.2), height * 0.45),),
+                     unsure=card in self.unsure)
             for i, card in enumerate(self.cards))
         return Reading(seen, self.starter, self.problems, width, height)
 

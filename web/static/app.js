@@ -3,7 +3,7 @@
 // photo, shows it with the cards read drawn on it, and hands the cards to the shared
 // counting controls (counting.js).
 import {
-  $, adoptReading, capitalise, hideStarterChoices, send, startCounting, state,
+  $, adoptReading, capitalise, cardText, hideStarterChoices, send, startCounting, state, unsureCodes,
 } from "./counting.js";
 
 const body = document.body;
@@ -23,6 +23,7 @@ function clearPhoto() {
   readSeq++;
   setPhotoStatus("");
   $("photo-figure").hidden = true;
+  $("photo-count").hidden = true;
   $("photo").removeAttribute("src");
   if (localPhotoUrl) URL.revokeObjectURL(localPhotoUrl);
   localPhotoUrl = null;
@@ -73,6 +74,7 @@ async function readPhoto(file) {
   body.classList.remove("reading");
   if (!ok) {
     $("photo-figure").hidden = true;
+    $("photo-count").hidden = true;
     setPhotoStatus(data.error, true);
     return;
   }
@@ -83,8 +85,23 @@ function showReading(data) {
   $("photo").src = data.annotated || localPhotoUrl;
   $("photo-figure").hidden = false;
   const n = data.cards.length;
-  setPhotoStatus(n ? `${n} card${n === 1 ? "" : "s"} read. Tap a card below to fix it.` : "No cards read.");
+  const unsure = unsureCodes(data.cards).length;
+  const check = unsure ? `, ${unsure} to check` : "";
+  setPhotoStatus(n ? `${n} card${n === 1 ? "" : "s"} read${check}. Tap a card below to fix it.` : "No cards read.");
   adoptReading(data);
+}
+
+// The count of the photo shown, above the photo: on a phone the counting panels lie below
+// it, and the player should not have to scroll past the photo to see the total.
+function showPhotoCount(count) {
+  const line = $("photo-count");
+  line.hidden = !count || $("photo-figure").hidden;
+  if (line.hidden) return;
+  $("photo-count-label").textContent = `${count.crib ? "Crib" : "Hand"} total`;
+  $("photo-count-total").textContent = String(count.total);
+  const doubt = [...state.hand, state.starter].filter((c) => c && state.unsure.has(c));
+  $("photo-count-check").hidden = !doubt.length;
+  $("photo-count-check").textContent = doubt.length ? `Check ${doubt.map(cardText).join(" ")}` : "";
 }
 
 for (const id of ["camera-input", "file-input"]) {
@@ -129,5 +146,6 @@ startCounting({
   onClear: clearPhoto,
   noModelNote: "Photos cannot be read on this server yet: no card-reading model is installed. Type the cards instead.",
   onNoModel: offerNoPhotos,
+  onCount: showPhotoCount,
 });
 body.classList.add("ready");

@@ -24,6 +24,7 @@ export const state = {
   variant: body.dataset.defaultVariant || "six-card",
   claim: null, // a number or null
   practice: false,
+  unsure: new Set(), // codes the reader was not sure of (a reading's `"unsure": true`), not checked yet
 };
 let refreshSeq = 0;
 let lastCount = null;
@@ -33,7 +34,9 @@ let lastCount = null;
 export const capitalise = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 const rankLabel = (r) => (r === "T" ? "10" : r);
 const isRed = (code) => code.endsWith("H") || code.endsWith("D");
-const cardName = (code) => `${RANK_NAMES[code[0]]} of ${SUITS[code[1]][1]}`;
+export const cardName = (code) => `${RANK_NAMES[code[0]]} of ${SUITS[code[1]][1]}`;
+// The cards of a reading the reader was not sure of: `"unsure": true` (absent: sure).
+export const unsureCodes = (cards) => cards.filter((c) => c.unsure === true).map((c) => c.card);
 export const cardText = (code) => `${rankLabel(code[0])}${SUITS[code[1]][0]}`;
 
 function cardFace(code) {
@@ -68,8 +71,21 @@ function chipButton(code, where, index) {
   if (code) {
     b.dataset.card = code;
     b.append(cardFace(code));
-    b.setAttribute("aria-label",
-      `${cardName(code)}${where === "starter" ? ", the starter" : ""}: tap to change`);
+    const role = where === "starter" ? ", the starter" : "";
+    if (state.unsure.has(code)) {
+      // Read with doubt: drawn apart (dashed amber, "check"), and said so.
+      b.classList.add("unsure");
+      const mark = document.createElement("span");
+      mark.className = "check-mark";
+      mark.setAttribute("aria-hidden", "true");
+      mark.textContent = "check";
+      b.append(mark);
+      b.title = "Check this card: the reader is not sure of it";
+      b.setAttribute("aria-label",
+        `${cardName(code)}${role}, not sure: check this card; tap to change it or confirm it`);
+    } else {
+      b.setAttribute("aria-label", `${cardName(code)}${role}: tap to change`);
+    }
   } else {
     b.classList.add("empty");
     b.textContent = where === "starter" ? "?" : "+";
@@ -140,10 +156,42 @@ async function refresh() {
   return ok ? data : null;
 }
 
+let waiting = []; // cards in doubt that keep a hand from being counted (the live page's lock)
+
+// Says which cards the reader was not sure of: those on the chips, else those a hand waits on
+// (none: the note hides).
+function showUnsure() {
+  const note = $("unsure-note");
+  const onChips = [...state.hand, state.starter].filter((c) => c && state.unsure.has(c));
+  const codes = onChips.length ? onChips : waiting;
+  note.hidden = !codes.length;
+  if (!codes.length) {
+    note.replaceChildren();
+    return;
+  }
+  const names = codes.map(cardName);
+  const list = names.length === 1 ? `the ${names[0]}` : `the ${names.slice(0, -1).join(", the ")} and the ${names[names.length - 1]}`;
+  const one = codes.length === 1;
+  const what = onChips.length
+    ? ` The reader is not sure of ${list}: tap ${one ? "it" : "each"} among the cards to fix it, or OK it as it is.`
+    : ` The reader is not sure of ${list} yet: the hand is counted once it is. Give ${one ? "it" : "them"} more light, or type the cards.`;
+  note.replaceChildren(`Check ${one ? "this card" : "these cards"}: `, miniCards(codes), what);
+}
+
+// The cards in doubt a hand waits on before it is counted (the live page: [] once it locks).
+export function showWaiting(codes) {
+  if (JSON.stringify(codes) === JSON.stringify(waiting)) return;
+  waiting = [...codes];
+  showUnsure();
+}
+
+let onCount = () => {};
+
 // Shows a count, or why there is none: an error from the server, or a guide (what to do next).
 function showCount(data, error, guide) {
   body.classList.remove("counting");
   lastCount = data;
+  showUnsure();
   $("count-error").hidden = !error;
   $("count-error").textContent = error ? capitalise(error) : "";
   $("count-error").classList.toggle("error", !guide);
@@ -153,6 +201,7 @@ function showCount(data, error, guide) {
   $("practice-note").hidden = !(data && state.practice && state.claim === null);
   $("count").hidden = hidden;
   renderVerdict(data);
+  onCount(hidden ? null : data);
   if (!data) return;
   const what = data.crib ? "Crib" : "Hand";
   $("total-label").textContent = `${what} total`;
@@ -284,6 +333,7 @@ export function adoptReading(data) {
   problems.hidden = !data.problems.length;
   hideStarterChoices();
   const codes = data.cards.map((c) => c.card);
+  state.unsure = new Set(unsureCodes(data.cards));
   state.starter = data.starter && codes.includes(data.starter) ? data.starter : null;
   state.hand = codes.filter((c) => c !== state.starter);
   if (!state.starter && data.totals_by_starter) {
@@ -311,7 +361,7 @@ export function adoptReading(data) {
 
 // ---- the picker ----------------------------------------------------------------------------
 
-const pick = { where: "hand", index: null, rank: null, suit: null };
+const pick = { where: "hand", index: null, code: null, rank: null, suit: null };
 
 function buildPicker() {
   $("picker-ranks").replaceChildren(...RANKS.map((r) => {
@@ -347,7 +397,7 @@ function updatePicker() {
 
 function openPicker(where, index) {
   const code = where === "starter" ? state.starter : (index === null ? null : state.hand[index]);
-  Object.assign(pick, { where, index, rank: code ? code[0] : null, suit: code ? code[1] : null });
+  Object.assign(pick, { where, index, code, rank: code ? code[0] : null, suit: code ? code[1] : null });
   $("picker-title").textContent = code ? `Change the ${cardName(code)}` : (where === "starter" ? "Set the starter" : "Add a card");
   $("picker-starter").checked = where === "starter";
   $("picker-remove").hidden = !code;
@@ -379,6 +429,9 @@ function pickerChosen(event) {
     state.starter = code;
   } else if (pick.index === null) state.hand.push(code);
   else state.hand[pick.index] = code;
+  // The player has looked at this card: changed, or confirmed as it is, it is no longer in doubt.
+  state.unsure.delete(old);
+  state.unsure.delete(code);
   $("picker").close();
   hideStarterChoices();
   $("typed-cards").value = ""; // the chips, not the typed line, are the hand now
@@ -390,7 +443,10 @@ function pickerChosen(event) {
 // Wires the shared controls. `onClear` runs when the hand on screen is forgotten ("New
 // hand", or typed cards that make no hand): the page forgets its photo or its locked hand.
 // When the server has no card-reading model, `noModelNote` is shown and `onNoModel` runs.
-export function startCounting({ onClear, noModelNote, onNoModel = () => {} }) {
+// `onCount` is given each count as it is shown (null when none is), for a page that shows it
+// a second time (the photo page, beside the photo on a phone).
+export function startCounting({ onClear, noModelNote, onNoModel = () => {}, onCount: countShown = () => {} }) {
+  onCount = countShown;
   $("claim-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const { claim, error } = readClaim();
@@ -436,6 +492,7 @@ export function startCounting({ onClear, noModelNote, onNoModel = () => {} }) {
   const clearHand = () => {
     state.hand = [];
     state.starter = null;
+    state.unsure.clear();
     clearClaim();
     $("problems").hidden = true;
     hideStarterChoices();
@@ -476,6 +533,7 @@ export function startCounting({ onClear, noModelNote, onNoModel = () => {} }) {
     onClear();
     state.hand = data.hand;
     state.starter = data.starter;
+    state.unsure.clear(); // typed: the player's own cards
     handChanged();
   });
 
@@ -483,6 +541,7 @@ export function startCounting({ onClear, noModelNote, onNoModel = () => {} }) {
   $("picker-remove").addEventListener("click", () => {
     if (pick.where === "starter") state.starter = null;
     else state.hand.splice(pick.index, 1);
+    if (![...state.hand, state.starter].includes(pick.code)) state.unsure.delete(pick.code);
     $("picker").close();
     $("typed-cards").value = "";
     handChanged();

@@ -7,7 +7,7 @@
 // then go to the shared counting controls (counting.js), which count them, and the count
 // is spoken if the player turned sound on.
 import {
-  $, adoptReading, canSpeak, capitalise, cardText, miniCards, send, speak, startCounting, state,
+  $, adoptReading, canSpeak, capitalise, cardText, miniCards, send, showWaiting, speak, startCounting, state,
 } from "./counting.js";
 
 const FRAME_SIDE = 640; // frames are sent this long on their longer side
@@ -70,7 +70,7 @@ function showProblem(text) {
 
 function setLock(kind, text) {
   const badge = $("lock-status");
-  badge.dataset.lock = kind; // off, looking, locked
+  badge.dataset.lock = kind; // off, looking, check (a card in doubt holds the lock), locked
   if (badge.textContent !== text) badge.textContent = text;
 }
 
@@ -87,9 +87,12 @@ async function startCamera() {
   setLock("off", "Starting the camera…");
   let stream;
   try {
+    // Only a width is asked for. A width and a height (640 by 480) fix a shape, and Chromium
+    // crops a camera of another shape to it: a phone held upright lost the top and bottom of
+    // its frames, the cards there with them, and the reader said they were cut off.
     stream = await navigator.mediaDevices.getUserMedia({
       audio: false,
-      video: { facingMode: { ideal: "environment" }, width: { ideal: 640 }, height: { ideal: 480 } },
+      video: { facingMode: { ideal: "environment" }, width: { ideal: FRAME_SIDE } },
     });
   } catch (err) {
     if (run === live.run) cameraFailed(cameraMessage(err));
@@ -120,6 +123,7 @@ function stopCamera() {
   video.srcObject = null;
   live.answers = [];
   $("fps").textContent = "";
+  showWaiting([]);
   clearOverlay();
   setLock("off", "Camera stopped.");
   $("camera-button").textContent = "Start camera";
@@ -240,10 +244,12 @@ function countFrame() {
 function clearOverlay() {
   overlay.getContext("2d").clearRect(0, 0, overlay.width, overlay.height);
   overlay.dataset.cards = "0";
+  overlay.dataset.unsure = "0";
   live.drawn = null;
 }
 
-// Draws each card's corners and name over the video, green when part of the locked hand.
+// Draws each card's corners and name over the video, green when part of the locked hand;
+// dashed, its name marked "?", when the reader is not sure of it (`"unsure": true`).
 // A still hand is read with the same boxes frame after frame: they are drawn again only
 // when what is drawn changes (redrawing costs the browser more than the rest of a frame).
 function drawOverlay(data) {
@@ -251,7 +257,8 @@ function drawOverlay(data) {
   const locked = new Set(report ? report.cards.map((c) => c.card) : []);
   const scale = reading.width ? video.videoWidth / reading.width : 0;
   const drawn = JSON.stringify([video.videoWidth, video.videoHeight, reading.cards.map((seen) => [
-    seen.card, locked.has(seen.card), seen.boxes.map((box) => box.map((v) => Math.round(v * scale)))])]);
+    seen.card, locked.has(seen.card), seen.unsure === true,
+    seen.boxes.map((box) => box.map((v) => Math.round(v * scale)))])]);
   if (drawn === live.drawn) return;
   live.drawn = drawn;
   if (overlay.width !== video.videoWidth || overlay.height !== video.videoHeight) {
@@ -266,8 +273,10 @@ function drawOverlay(data) {
   const fontPx = Math.round(Math.max(14, overlay.width / 36));
   ctx.font = `600 ${fontPx}px system-ui, sans-serif`;
   ctx.textBaseline = "bottom";
+  overlay.dataset.unsure = String(reading.cards.filter((seen) => seen.unsure === true).length);
   for (const seen of reading.cards) {
     const colour = locked.has(seen.card) ? "#2fbf5b" : "#f0b400";
+    ctx.setLineDash(seen.unsure === true ? [3 * line, 2 * line] : []);
     for (const [x1, y1, x2, y2] of seen.boxes) {
       // A dark edge under the colour: the box shows on a light table and on a dark one.
       for (const [style, width] of [["#10151a", 2.5 * line], [colour, line]]) {
@@ -276,8 +285,9 @@ function drawOverlay(data) {
         ctx.strokeRect(x1 * scale, y1 * scale, (x2 - x1) * scale, (y2 - y1) * scale);
       }
     }
+    ctx.setLineDash([]);
     const [x, y] = seen.boxes[0];
-    const label = cardText(seen.card);
+    const label = cardText(seen.card) + (seen.unsure === true ? " ?" : "");
     const width = ctx.measureText(label).width + 2 * line;
     const height = fontPx + line;
     const top = Math.max(height, y * scale);
@@ -292,9 +302,19 @@ function drawOverlay(data) {
 
 function followLock(data) {
   if (!data.locked) {
-    setLock("looking", "Looking for a hand… hold the cards still.");
+    // The server does not lock a hand on a guess: a card it is not sure of in most frames
+    // holds the lock (`"unsure"`: those cards), and the player is told which to check.
+    const doubts = data.unsure || [];
+    showWaiting(doubts);
+    if (doubts.length) {
+      const one = doubts.length === 1;
+      setLock("check", `Check ${doubts.map(cardText).join(" ")}: not sure of ${one ? "it" : "them"} yet`);
+    } else {
+      setLock("looking", "Looking for a hand… hold the cards still.");
+    }
     return;
   }
+  showWaiting([]);
   const n = data.report.cards.length;
   setLock("locked", `Locked: ${n} card${n === 1 ? "" : "s"}`);
   if (data.hand !== live.adopted) { // a new hand: its cards replace the chips
