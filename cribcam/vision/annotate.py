@@ -18,6 +18,7 @@ from cribcam.vision.reading import Reading
 _CARD = (60, 200, 60)      # BGR green: a card read
 _STARTER = (0, 170, 255)   # orange: the starter
 _UNREADABLE = (60, 60, 230)  # red: seen, not readable
+_UNSURE = (0, 200, 255)  # amber: read, but to be checked
 
 # The longer side of an annotated photo written to a file (`cribcam read --annotate`).
 ANNOTATE_MAX_SIDE = 1600
@@ -47,9 +48,10 @@ def draw_reading(image: np.ndarray, reading: Reading, max_side: int | None = Non
     thickness = max(1, round(2 * scale))
     labels: list[tuple[str, list[Box], tuple]] = []
     for seen in reading.cards:
-        colour = _STARTER if seen.card == reading.starter else _CARD
+        colour = _UNSURE if seen.unsure else _STARTER if seen.card == reading.starter else _CARD
         boxes = [_scaled(box, factor) for box in seen.boxes]
-        label = f"{seen.card} {seen.confidence:.2f}" + (" starter" if seen.card == reading.starter else "")
+        label = f"{seen.card} {seen.confidence:.2f}" + (" starter" if seen.card == reading.starter else "") \
+            + (" check" if seen.unsure else "")
         labels.append((label, boxes, colour))
     for box in reading.unreadable_boxes:
         labels.append(("?", [_scaled(box, factor)], _UNREADABLE))

@@ -72,3 +72,11 @@ def test_a_small_photo_keeps_its_size_and_other_names_are_refused(tmp_path):
     assert cv2.imread(str(tmp_path / "small.png")).shape == (480, 640, 3)
     with pytest.raises(ValueError, match="not out.gif"):
         write_annotated(tmp_path / "out.gif", image, CROWDED)
+
+
+def test_an_unsure_card_is_drawn_apart_and_labelled_to_check():
+    image = np.full((300, 400, 3), 255, np.uint8)
+    reading = Reading((SeenCard("5H", 0.55, ((40.0, 40.0, 80.0, 100.0),), unsure=True),), None, (), 400, 300)
+    drawn = draw_reading(image, reading)
+    amber = np.all(drawn == np.array(annotate._UNSURE, np.uint8), axis=2)
+    assert amber[40:101, 40].any()  # the box's edge in the unsure colour
