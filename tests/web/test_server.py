@@ -160,6 +160,24 @@ def test_cribcam_serve_says_when_the_port_is_taken(scheme):
     assert f"cannot listen on 127.0.0.1 port {port}" in err and "Traceback" not in err
 
 
+def test_cribcam_serve_with_an_empty_model_folder_counts_typed_cards_and_answers_photos_503(
+        tmp_path, photo_bytes):
+    # As the README promises: no model is no reason not to serve; the start line says so.
+    with serving("--model", str(tmp_path), "--port", "0") as process:
+        line = process.stdout.readline()
+        assert line.startswith("cribcam serve: http://127.0.0.1:"), line + process.stderr.read()
+        assert f"no card-reading model in {tmp_path}: typed cards count, photos answer 503" in line
+        url = line.split()[2]
+        status, report = post_json(url, "/api/count", HAND)
+        assert status == 200 and report["total"] == 14
+        status, _, body = request(url, path="/api/status")
+        assert status == 200 and json.loads(body)["model"] is False
+        data, content_type = multipart(photo_bytes)
+        status, _, answer = request(url, "POST", "/api/read", data, {"Content-Type": content_type})
+        assert status == 503
+        assert "no card-reading model is installed" in json.loads(answer)["error"]
+
+
 def test_cribcam_serve_with_a_damaged_model_refuses_to_start(tmp_path):
     for name in ("finder.onnx", "classifier.onnx"):
         (tmp_path / name).write_bytes(b"not a model")
