@@ -18,7 +18,10 @@
 Every deck goes to a data folder of its own (``CRIBCAM_DATA``), never the player's. Run from
 the repository root after `cribcam data real` and the held-out build:
 
-    python bench/bench_teach.py [--model DIR] [--out bench-teach.json]
+    python bench/bench_teach.py [--model DIR] [--out bench-teach.json] [--only PART ...]
+
+``--only`` runs some parts alone (``blackgold``, ``designs``, ``lettered``, ``speed``; the
+speed needs ``blackgold``).
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ BLACKGOLD = "phone_blackgold_deck"
 TAUGHT_PHOTOS = 20
 DESIGNS = ["gnome-bellot", "kde-svg-penguins"]
 ALPHABETS = ["dutch", "german"]
+PARTS = ["blackgold", "designs", "lettered", "speed"]
 MODEL: list = []  # ["--model", DIR] when the models to teach on are not the bundled ones
 
 
@@ -135,6 +139,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("bench-teach.json"))
     parser.add_argument("--model", type=Path, help="models to teach on and read with (default: the bundled ones)")
+    parser.add_argument("--only", nargs="+", choices=PARTS, default=PARTS, help="the parts to run")
     args = parser.parse_args()
     if args.model:
         MODEL.extend(["--model", args.model])
@@ -144,70 +149,74 @@ def main() -> None:
     val_images, val_labels = REAL / "images" / "val", REAL / "labels-val.json"
     results = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "loadavg_before": load(), "decks": {}}
     default_real = evaluate(val_images, val_labels, env)
-    heldout_labels = json.loads((HELDOUT / "labels-test.json").read_text())
 
     # 1. the gold-on-black deck, from 20 of its photos
-    train_labels = json.loads((REAL / "labels-train.json").read_text())
-    ours = sorted(n for n, e in train_labels.items() if e["subset"] == BLACKGOLD)
-    taught_from = sorted(ours, key=lambda n: (-len(train_labels[n]["cards"]), n))[:TAUGHT_PHOTOS]
-    others = labels_file(work / "blackgold-others.json", {n: train_labels[n] for n in ours if n not in taught_from})
-    record, seconds, busy = timed_teach([*(REAL / "images" / "train" / n for n in taught_from), "--name", "blackgold",
-                                         "--labels", labels_file(work / "blackgold-taught.json",
-                                                                 {n: train_labels[n] for n in taught_from})], env)
-    taught = evaluate(val_images, val_labels, env, "blackgold")
-    results["decks"]["blackgold"] = {
-        "taught_from": f"{len(taught_from)} photos, {len(record['cards'])} cards", "seconds": round(seconds),
-        "loadavg_before_teaching": busy, "checks": record["checks"],
-        "other_train_photos_before": figures(evaluate(REAL / "images" / "train", others, env)["overall"]),
-        "other_train_photos_after": figures(evaluate(REAL / "images" / "train", others, env, "blackgold")["overall"]),
-        "val_photos_before": figures(default_real["subsets"][BLACKGOLD]),
-        "val_photos_after": figures(taught["subsets"][BLACKGOLD]),
-        "real_val_before": figures(default_real["overall"]), "real_val_after": figures(taught["overall"])}
+    if "blackgold" in args.only:
+        train_labels = json.loads((REAL / "labels-train.json").read_text())
+        ours = sorted(n for n, e in train_labels.items() if e["subset"] == BLACKGOLD)
+        taught_from = sorted(ours, key=lambda n: (-len(train_labels[n]["cards"]), n))[:TAUGHT_PHOTOS]
+        others = labels_file(work / "blackgold-others.json", {n: train_labels[n] for n in ours if n not in taught_from})
+        record, seconds, busy = timed_teach([*(REAL / "images" / "train" / n for n in taught_from), "--name", "blackgold",
+                                             "--labels", labels_file(work / "blackgold-taught.json",
+                                                                     {n: train_labels[n] for n in taught_from})], env)
+        taught = evaluate(val_images, val_labels, env, "blackgold")
+        results["decks"]["blackgold"] = {
+            "taught_from": f"{len(taught_from)} photos, {len(record['cards'])} cards", "seconds": round(seconds),
+            "loadavg_before_teaching": busy, "checks": record["checks"],
+            "other_train_photos_before": figures(evaluate(REAL / "images" / "train", others, env)["overall"]),
+            "other_train_photos_after": figures(evaluate(REAL / "images" / "train", others, env, "blackgold")["overall"]),
+            "val_photos_before": figures(default_real["subsets"][BLACKGOLD]),
+            "val_photos_after": figures(taught["subsets"][BLACKGOLD]),
+            "real_val_before": figures(default_real["overall"]), "real_val_after": figures(taught["overall"])}
 
     # 2. held-out designs, from rendered layouts named by the layout alone
-    from cribcam.datagen.decks import load_decks
+    if "designs" in args.only:
+        from cribcam.datagen.decks import load_decks
 
-    designs = {d.name: d for d in load_decks(split="heldout", progress=False)}
-    for k, name in enumerate(DESIGNS):
-        folder = work / name
-        rendered(designs[name], "CDHS", [100 + k], folder)
-        record, seconds, busy = timed_teach([*(folder / f"{suit}-{100 + k}.jpg" for suit in "CDHS"), "--name", name,
-                                             "--order", "suits-in-rows"], env)
-        scenes = folder / "scenes.txt"  # the held-out scenes of this design
-        scenes.write_text("\n".join(n for n, entry in heldout_labels.items() if entry["subset"] == name))
-        before = evaluate(HELDOUT / "images" / "test", HELDOUT / "labels-test.json", env, only=scenes)
-        heldout = evaluate(HELDOUT / "images" / "test", HELDOUT / "labels-test.json", env, name, only=scenes)
-        real = evaluate(val_images, val_labels, env, name)
-        results["decks"][name] = {
-            "taught_from": f"4 rendered layouts, {len(record['cards'])} cards named by the layout",
-            "seconds": round(seconds), "loadavg_before_teaching": busy, "checks": record["checks"],
-            "deck_before": figures(before["subsets"][name]), "deck_after": figures(heldout["subsets"][name]),
-            "real_val_before": figures(default_real["overall"]), "real_val_after": figures(real["overall"])}
+        designs = {d.name: d for d in load_decks(split="heldout", progress=False)}
+        heldout_labels = json.loads((HELDOUT / "labels-test.json").read_text())
+        for k, name in enumerate(DESIGNS):
+            folder = work / name
+            rendered(designs[name], "CDHS", [100 + k], folder)
+            record, seconds, busy = timed_teach([*(folder / f"{suit}-{100 + k}.jpg" for suit in "CDHS"), "--name", name,
+                                                 "--order", "suits-in-rows"], env)
+            scenes = folder / "scenes.txt"  # the held-out scenes of this design
+            scenes.write_text("\n".join(n for n, entry in heldout_labels.items() if entry["subset"] == name))
+            before = evaluate(HELDOUT / "images" / "test", HELDOUT / "labels-test.json", env, only=scenes)
+            heldout = evaluate(HELDOUT / "images" / "test", HELDOUT / "labels-test.json", env, name, only=scenes)
+            real = evaluate(val_images, val_labels, env, name)
+            results["decks"][name] = {
+                "taught_from": f"4 rendered layouts, {len(record['cards'])} cards named by the layout",
+                "seconds": round(seconds), "loadavg_before_teaching": busy, "checks": record["checks"],
+                "deck_before": figures(before["subsets"][name]), "deck_after": figures(heldout["subsets"][name]),
+                "real_val_before": figures(default_real["overall"]), "real_val_after": figures(real["overall"])}
 
     # 3. decks lettered differently, taught from two suits, read on the other two
-    from cribcam.datagen.font_decks import font_decks
+    if "lettered" in args.only:
+        from cribcam.datagen.font_decks import font_decks
 
-    for k, alphabet in enumerate(ALPHABETS):
-        deck = font_decks(1, seed=k, alphabet=alphabet)[0]
-        folder = work / alphabet
-        shown = rendered(deck, "CD", [0], folder)
-        record, seconds, busy = timed_teach([*(folder / n for n in shown), "--name", alphabet,
-                                             "--labels", labels_file(folder / "taught.json", shown)], env)
-        unseen = rendered(deck, "HS", [100, 101, 102], folder)
-        unseen_labels = labels_file(folder / "unseen.json", unseen)
-        real = evaluate(val_images, val_labels, env, alphabet)
-        results["decks"][alphabet] = {
-            "deck": deck.name, "taught_from": "rendered layouts of the clubs and diamonds, --labels",
-            "seconds": round(seconds), "loadavg_before_teaching": busy, "checks": record["checks"],
-            "lettered_of_hearts_and_spades_before": lettered_cards(folder, unseen, None),
-            "lettered_of_hearts_and_spades_after": lettered_cards(folder, unseen, alphabet),
-            "hearts_and_spades_before": figures(evaluate(folder, unseen_labels, env)["overall"]),
-            "hearts_and_spades_after": figures(evaluate(folder, unseen_labels, env, alphabet)["overall"]),
-            "real_val_before": figures(default_real["overall"]), "real_val_after": figures(real["overall"])}
+        for k, alphabet in enumerate(ALPHABETS):
+            deck = font_decks(1, seed=k, alphabet=alphabet)[0]
+            folder = work / alphabet
+            shown = rendered(deck, "CD", [0], folder)
+            record, seconds, busy = timed_teach([*(folder / n for n in shown), "--name", alphabet,
+                                                 "--labels", labels_file(folder / "taught.json", shown)], env)
+            unseen = rendered(deck, "HS", [100, 101, 102], folder)
+            unseen_labels = labels_file(folder / "unseen.json", unseen)
+            real = evaluate(val_images, val_labels, env, alphabet)
+            results["decks"][alphabet] = {
+                "deck": deck.name, "taught_from": "rendered layouts of the clubs and diamonds, --labels",
+                "seconds": round(seconds), "loadavg_before_teaching": busy, "checks": record["checks"],
+                "lettered_of_hearts_and_spades_before": lettered_cards(folder, unseen, None),
+                "lettered_of_hearts_and_spades_after": lettered_cards(folder, unseen, alphabet),
+                "hearts_and_spades_before": figures(evaluate(folder, unseen_labels, env)["overall"]),
+                "hearts_and_spades_after": figures(evaluate(folder, unseen_labels, env, alphabet)["overall"]),
+                "real_val_before": figures(default_real["overall"]), "real_val_after": figures(real["overall"])}
 
     # 5. reading speed, bundled against a taught deck
-    results["reading_ms_per_photo"] = {"loadavg_before": load(), "bundled": reading_speed(val_images, None),
-                                       "taught (blackgold)": reading_speed(val_images, "blackgold")}
+    if "speed" in args.only:
+        results["reading_ms_per_photo"] = {"loadavg_before": load(), "bundled": reading_speed(val_images, None),
+                                           "taught (blackgold)": reading_speed(val_images, "blackgold")}
     results["loadavg_after"] = load()
     args.out.write_text(json.dumps(results, indent=1) + "\n")
     print(json.dumps(results, indent=1))

@@ -5,15 +5,18 @@ saw, and it is the glyphs of an unseen design that the classifier misreads. The 
 classifier's trunk is kept as it is and answers the features of every crop; a taught deck is
 a rank head and a suit head fitted on them (``cribcam.training.heads``), in numpy, so the
 base install teaches in well under a minute with no torch. Rank and suit apart, as the
-bundled heads: a deck that prints its own letters ("B", "V", "H" for the jack, queen, king)
-teaches its rank head those letters from whichever suits it shows, and they read on the
-others. The steps:
+bundled heads. A deck that prints its own letters ("B", "V", "H" for the jack, queen, king)
+teaches them to the text recognizer's reading too, which reads them on every suit; the rank
+head learns them on the suits it is shown. The steps:
 
 1. **Find** the cards of each layout photo and 2. **name** them: ``cribcam.training.layout``.
-3. **Teach**: augmented crops of the player's indices beside the rehearsal of the training
-   designs and photos (``cribcam.training.rehearsal``), so that the taught heads still read
-   the decks the bundled model knew; each crop read by the bundled model for its features
-   (as it is and turned half round, as the reader reads it), then both heads fitted.
+3. **Teach**: the strings the deck prints for its ranks, as the pretrained text recognizer
+   reads them on the named indices (``cribcam.training.alphabet``): a letter learnt on one
+   suit reads on every suit. Then augmented crops of the player's indices beside the
+   rehearsal of the training designs and photos (``cribcam.training.rehearsal``), so that
+   the taught heads still read the decks the bundled model knew; each crop read by the
+   bundled model for its features (as it is and turned half round, as the reader reads it),
+   then both heads fitted.
 4. **Check**: the taught deck as the reader reads it (``vision.classifier.DeckClassifier``)
    against the bundled model, on a corner of some cards held back from teaching and on
    rehearsal crops held back likewise; then the deck is saved in the user's data folder
@@ -35,6 +38,7 @@ import cv2
 import numpy as np
 
 from cribcam.scoring.cards import CARD_CODES, RANKS, SUITS
+from cribcam.training.alphabet import learn_texts
 from cribcam.training.heads import fit_softmax, standardise
 from cribcam.training.layout import LayoutPhoto, as_labels, check_names, missing_cards
 from cribcam.training.rehearsal import REHEARSAL, load_rehearsal, rehearsal_crops, split_rehearsal
@@ -42,6 +46,7 @@ from cribcam.vision import CardReader
 from cribcam.vision.classifier import DeckClassifier, IndexClassifier, heads_from_cards
 from cribcam.vision.decks import HEADS_FILE, LABELS_FILE, PHOTOS_DIR, RECORD_FILE, DeckError, TaughtDeck, deck_folder
 from cribcam.vision.models import ModelMissingError, model_files
+from cribcam.vision.rank_reader import RANK_TEXTS
 
 STORED_SIDE = 1920  # teaching photos are kept at most this large (the reader reads no more)
 # The taught deck reads the held-back rehearsal crops this much worse: it says so (on about
@@ -156,13 +161,15 @@ def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, sett
         log(f"teach {name}: {len(lesson['crops'])} crops, {sum(len(v['cards']) for v in held.values())} corners "
             f"and {len(known_held)} rehearsal crops held back")
         cards, features = _features(bundled, lesson["crops"], started, report)
-        _fit_heads(cards, features, lesson, settings, bundled.fingerprint(), work / HEADS_FILE)
+        texts = learn_texts(reader.rank_reader, work / PHOTOS_DIR, labels) if reader.rank_reader else RANK_TEXTS
+        _fit_heads(cards, features, lesson, settings, bundled.fingerprint(), texts, work / HEADS_FILE)
         report("checking", 0.0, 0.0)
         checks = _checks(bundled, work / HEADS_FILE, work / PHOTOS_DIR, held, known_held)
         record = {"name": name, "taught": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                   "photos": len(labels), "cards": sorted({c["card"] for v in labels.values() for c in v["cards"]},
                                                          key=CARD_CODES.index),
                   "missing": missing_cards(photos), "ranks_shown_on": _ranks_shown_on(labels),
+                  "rank_texts": dict(zip(RANKS, texts)),
                   "settings": asdict(settings), "taught_on": str(bundled.path),
                   "seconds": round(time.monotonic() - started, 1), "checks": checks}
         (work / RECORD_FILE).write_text(json.dumps(record, indent=1) + "\n")
@@ -227,9 +234,10 @@ def _features(bundled: IndexClassifier, crops: np.ndarray, started: float, repor
 
 
 def _fit_heads(cards: np.ndarray, features: np.ndarray, lesson: dict, settings: Settings, fingerprint: str,
-               out: Path) -> None:
+               texts: tuple[str, ...], out: Path) -> None:
     """Fits the rank head's correction on every crop and the suit head's on the indices (both
-    ways up, each with the crop's labels), and writes them as ``TaughtHeads`` reads them."""
+    ways up, each with the crop's labels), and writes them and the deck's rank texts as
+    ``TaughtHeads`` reads them."""
     from cribcam.training.classifier import NO_INDEX
 
     x = features.reshape(-1, features.shape[-1])
@@ -242,7 +250,8 @@ def _fit_heads(cards: np.ndarray, features: np.ndarray, lesson: dict, settings: 
     suit_weights, suit_bias = fit_softmax(z[index], suit[index], weight[index], suit_prior[index], settings.decay,
                                           settings.steps)
     np.savez(out, mean=mean, scale=scale, rank_weights=rank_weights, rank_bias=rank_bias,
-             suit_weights=suit_weights, suit_bias=suit_bias, classifier=fingerprint)
+             suit_weights=suit_weights, suit_bias=suit_bias, classifier=fingerprint,
+             texts=np.array(texts))
 
 
 def _ranks_shown_on(labels: dict) -> dict:

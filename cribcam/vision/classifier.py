@@ -17,6 +17,7 @@ import numpy as np
 
 from cribcam.vision.crops import index_crop, to_blob
 from cribcam.vision.models import onnx_session
+from cribcam.vision.rank_reader import RANK_TEXTS
 
 BATCH = 64  # crops per run: bounds memory on a photo with very many boxes
 FEATURES_OUTPUT = "features"  # the ONNX output of the pooled features (``export_classifier``)
@@ -31,6 +32,8 @@ class IndexClassifier:
         path: the classifier's ONNX file.
         threads: onnxruntime intra-op threads (0: onnxruntime decides).
     """
+
+    texts = RANK_TEXTS  # what the decks it reads print for their ranks (a taught deck: its own)
 
     def __init__(self, path: Path, threads: int = 0):
         self.session = onnx_session(path, threads)
@@ -128,7 +131,9 @@ class TaughtHeads:
     in its own letters ("H" for the king, "1" for the ace) that was shown on some suits reads
     on the others too. Kept as a ``.npz``: ``mean``/``scale`` standardise the features,
     ``rank_weights``/``rank_bias`` and ``suit_weights``/``suit_bias`` are the corrections,
-    ``classifier`` the fingerprint of the model whose features they read.
+    ``classifier`` the fingerprint of the model whose features they read, ``texts`` the 13
+    strings the deck prints for its ranks as the text recognizer reads them (the standard
+    ones for a file taught before decks learnt them).
 
     Args:
         path: the heads file.
@@ -145,6 +150,7 @@ class TaughtHeads:
                 self.rank_weights, self.rank_bias = saved["rank_weights"], saved["rank_bias"]
                 self.suit_weights, self.suit_bias = saved["suit_weights"], saved["suit_bias"]
                 self.classifier = str(saved["classifier"])
+                self.texts = tuple(map(str, saved["texts"])) if "texts" in saved else RANK_TEXTS
         except (OSError, ValueError, KeyError) as exc:
             raise ValueError(f"{self.path} is not a taught deck's heads file ({exc}): teach the deck again") from None
         if self.rank_weights.shape[1] != RANK_CLASSES or self.suit_weights.shape[1] != SUIT_CLASSES:
@@ -182,7 +188,7 @@ class DeckClassifier:
                              f"{self.heads.path.parent}/photos/*.jpg --labels {self.heads.path.parent}/labels.json "
                              f"--name NEW-NAME)")
         self.bundled = bundled
-        self.size, self.path = bundled.size, self.heads.path
+        self.size, self.path, self.texts = bundled.size, self.heads.path, self.heads.texts
 
     def __call__(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """(n, 53) probabilities for the (n, 4) ``boxes`` of a BGR image: 52 cards, then none."""

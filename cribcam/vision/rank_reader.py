@@ -11,6 +11,9 @@ The recognizer is a CTC model: for each column of a 48-pixel-high line it answer
 distribution over 18,708 characters and a blank. A rank is a known string ("A", "10", "Q"), so
 instead of decoding, each of the 13 rank strings is scored with the CTC forward algorithm and
 the likeliest taken: greedy decoding read rendered glyphs worse (0.976 against 1.000).
+A deck that letters its ranks differently ("B", "V", "H" for the jack, queen and king) is read
+with its own 13 strings (``RankReader(texts=...)``), which teaching finds by reading the
+deck's indices (``cribcam.training.alphabet``).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ MARGIN = 0.08  # of the box's longer side, around the cut
 # Asked only where the classifier's likeliest rank has less than this probability: asking on
 # every box read no better and cost four times as much (../shared/notes/pretrained-weights.md).
 ASK_BELOW = 0.8
+ASK_LETTERED = 1.01  # a deck lettered differently: see RankReader.ask_below
 ASK_NONE_BELOW = 0.5  # ... and not where the classifier is this sure the box holds no index
 # The recognizer's rank log-probabilities are added to the classifier's with this weight,
 # chosen on the real training photos' index crops (0.5 read their ranks 0.986, as the
@@ -38,7 +42,8 @@ ASK_NONE_BELOW = 0.5  # ... and not where the classifier is this sure the box ho
 WEIGHT = 0.5
 
 
-def with_rank_opinion(probabilities: np.ndarray, read_ranks, weight: float = WEIGHT) -> np.ndarray:
+def with_rank_opinion(probabilities: np.ndarray, read_ranks, weight: float = WEIGHT,
+                      ask_below: float = ASK_BELOW) -> np.ndarray:
     """The classifier's card probabilities with the recognizer's opinion of unsure ranks.
 
     Args:
@@ -47,6 +52,8 @@ def with_rank_opinion(probabilities: np.ndarray, read_ranks, weight: float = WEI
         read_ranks: called with the indices of the boxes to ask about, answers their (k, 13)
             rank log-likelihoods (``RankReader`` on those boxes).
         weight: of the recognizer's rank log-probabilities.
+        ask_below: boxes whose likeliest rank has less probability than this are asked about
+            (above 1: every box not surely "no index").
 
     Returns:
         (n, 53) probabilities: the cards of an asked box reweighted by its rank's probability
@@ -55,7 +62,7 @@ def with_rank_opinion(probabilities: np.ndarray, read_ranks, weight: float = WEI
     cards = probabilities[:, :52].reshape(-1, 4, 13)
     total = cards.sum(axis=(1, 2))
     top_rank = cards.sum(axis=1).max(axis=1) / np.maximum(total, 1e-9)
-    asked = np.flatnonzero((top_rank < ASK_BELOW) & (probabilities[:, 52] < ASK_NONE_BELOW))
+    asked = np.flatnonzero((top_rank < ask_below) & (probabilities[:, 52] < ASK_NONE_BELOW))
     if len(asked) == 0:
         return probabilities
     likelihoods = read_ranks(asked)
@@ -75,34 +82,79 @@ class RankReader:
     Args:
         path: the recognizer's ONNX file (its character list is the metadata key ``character``).
         threads: onnxruntime intra-op threads (0: onnxruntime decides).
+        texts: the 13 strings the deck prints for its ranks, in ``RANKS`` order.
+
+    Raises:
+        ValueError: ``texts`` are not 13 distinct strings the recognizer can read.
     """
 
-    def __init__(self, path: Path, threads: int = 0):
+    def __init__(self, path: Path, threads: int = 0, texts: tuple[str, ...] = RANK_TEXTS):
         self.session = onnx_session(path, threads)
-        characters = self.session.get_modelmeta().custom_metadata_map["character"].split("\n")
-        column = {c: i + 1 for i, c in enumerate(characters)}  # column 0 is CTC's blank
-        self.labels = [[column[c] for c in text] for text in RANK_TEXTS]
+        self.characters = self.session.get_modelmeta().custom_metadata_map["character"].split("\n")
+        self.column = {c: i + 1 for i, c in enumerate(self.characters)}  # column 0 is CTC's blank
+        if len(texts) != len(RANKS) or len(set(texts)) != len(RANKS):
+            raise ValueError(f"a deck's rank texts are 13 different strings, ace to king; not {list(texts)}")
+        self.texts = tuple(texts)
+        self.labels = self.encode(self.texts)
         self.input_name = self.session.get_inputs()[0].name
 
+    @property
+    def ask_below(self) -> float:
+        """Boxes whose likeliest rank is less sure than this are asked about: for a deck
+        lettered differently, every box, as the classifier reads its letters on the suits
+        it was shown only."""
+        return ASK_BELOW if self.texts == RANK_TEXTS else ASK_LETTERED
+
+    def encode(self, texts) -> list[list[int]]:
+        """Each text's character columns in the recognizer's output.
+
+        Raises:
+            ValueError: a text is empty or has a character the recognizer does not know.
+        """
+        for text in texts:
+            unknown = [c for c in text if c not in self.column]
+            if not text or unknown:
+                raise ValueError(f"the text recognizer cannot read the rank text {text!r}"
+                                 + (f": it knows no {' '.join(map(repr, unknown))}" if unknown else ""))
+        return [[self.column[c] for c in text] for text in texts]
+
     def __call__(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-        """(n, 13) log-likelihoods of each rank (``RANKS`` order) for the (n, 4) ``boxes``.
+        """(n, 13) log-likelihoods of each rank (``RANKS`` order) for the (n, 4) ``boxes``."""
+        log_probs, owners = self.read_lines(image, boxes)
+        return self.likelihoods(log_probs, owners, len(boxes), self.labels)
+
+    def read_lines(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The recognizer's (lines, columns, characters) log-probabilities for the lines the
+        boxes are read as, and the box of each line.
 
         Each box is read at the turns its shape allows (an upright or upside-down index is
         taller than wide, a sideways one wider) and cut two ways (the whole index, and its top
-        part where the rank is printed, as a line of text); a rank's likelihood is its best
-        over those readings.
+        part where the rank is printed, as a line of text).
         """
         lines, owners = [], []
         for i, box in enumerate(boxes):
             for line in _lines(image, box):
                 lines.append(line)
                 owners.append(i)
-        scores = np.full((len(boxes), len(RANKS)), -np.inf, np.float32)
         if not lines:
-            return scores
-        log_probs = np.log(np.maximum(self._run(lines), 1e-12))
-        np.maximum.at(scores, np.array(owners), _ctc_log_likelihoods(log_probs, self.labels))
+            return np.zeros((0, 1, len(self.characters) + 1), np.float32), np.zeros(0, int)
+        return np.log(np.maximum(self._run(lines), 1e-12)), np.array(owners)
+
+    @staticmethod
+    def likelihoods(log_probs: np.ndarray, owners: np.ndarray, boxes: int, labels: list[list[int]]) -> np.ndarray:
+        """(boxes, labels) log-likelihoods: each label's best over the lines of each box
+        (``read_lines``); -inf for a box with no line."""
+        scores = np.full((boxes, len(labels)), -np.inf, np.float32)
+        if len(owners):
+            np.maximum.at(scores, owners, _ctc_log_likelihoods(log_probs, labels))
         return scores
+
+    def spell(self, log_probs: np.ndarray) -> list[str]:
+        """Each line's greedy reading: the likeliest character of each column, repeats and
+        blanks dropped."""
+        best = log_probs.argmax(axis=-1)
+        kept = (best != 0) & np.concatenate([np.ones((len(best), 1), bool), best[:, 1:] != best[:, :-1]], axis=1)
+        return ["".join(self.characters[c - 1] for c in row[keep]) for row, keep in zip(best, kept)]
 
     def _run(self, lines: list[np.ndarray]) -> np.ndarray:
         """The recognizer's (lines, columns, characters) probabilities for BGR line images."""

@@ -64,7 +64,7 @@ class CardReader:
         if classifier:
             self.classifier = DeckClassifier(Path(classifier), self.classifier)
         recognizer = rank_reader_file() if rank_reader else None
-        self.rank_reader = RankReader(recognizer, threads=threads) if recognizer else None
+        self.rank_reader = RankReader(recognizer, threads, self.classifier.texts) if recognizer else None
 
     def find(self, image: np.ndarray) -> Detections:
         """The finder's index boxes in a BGR image's pixels, one score column.
@@ -88,7 +88,8 @@ class CardReader:
         found = self.find(image)
         probabilities = self.classifier(image, found.xyxy)
         if self.rank_reader is not None:
-            probabilities = with_rank_opinion(probabilities, lambda boxes: self.rank_reader(image, found.xyxy[boxes]))
+            probabilities = with_rank_opinion(probabilities, lambda boxes: self.rank_reader(image, found.xyxy[boxes]),
+                                              ask_below=self.rank_reader.ask_below)
         return Detections(found.xyxy, probabilities[:, :-1]), found.scores[:, 0], probabilities[:, -1]
 
     def read(self, image: np.ndarray | None, expected: int | None = None, starter: bool = True) -> Reading:

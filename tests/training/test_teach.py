@@ -122,24 +122,29 @@ def test_a_taught_deck_reads_its_design_better_than_the_bundled_model(taught, sh
 
 def test_a_deck_lettered_differently_taught_from_two_suits_reads_the_other_two(shipped_models, data):
     """Dutch letters: 1 for the ace, B, V, H for the jack, queen and king. Taught from the
-    clubs and diamonds, the hearts' and spades' court cards and aces read better."""
+    clubs and diamonds, the deck learns its letters, and the reader reads the hearts' and
+    spades' court cards and aces by them."""
     from cribcam.datagen.font_decks import font_decks
     from cribcam.vision import CardReader
-    from cribcam.vision.classifier import DeckClassifier
 
     decks = font_decks(1, seed=0, alphabet="dutch")
     if not decks:
         pytest.skip("no font with the letters under /usr/share/fonts")
-    reader = CardReader(shipped_models)
+    bundled = CardReader(shipped_models)
     shown = {suit: layout.render_layout(decks[0], suit, seed=k) for k, suit in enumerate("CD")}
-    deck = teach.teach(_named(reader, shown), "dutch", shipped_models)
+    deck = teach.teach(_named(bundled, shown), "dutch", shipped_models, QUICK)
     assert deck.record["ranks_shown_on"] == {rank: "CD" for rank in "A23456789TJQK"}
-    others = [layout.render_layout(decks[0], suit, seed=100 + k) for k, suit in enumerate("HS")]
-    lettered = lambda code: code[0] in "AJQK"  # noqa: E731
-    before = _crop_accuracy(reader.classifier, others, lettered)
-    after = _crop_accuracy(DeckClassifier(deck.classifier, reader.classifier), others, lettered)
-    # Measured: 0.00 -> 0.56 (a linear correction on the bundled features; bench/bench_teach.py).
-    assert before < 0.2 and after >= before + 0.3, (before, after)
+    assert {rank: deck.record["rank_texts"][rank] for rank in "AJQK"} == {"A": "1", "J": "B", "Q": "V", "K": "H"}
+    taught = CardReader(shipped_models, classifier=deck.classifier)
+    lettered = [code for suit in "HS" for code in (f"A{suit}", f"J{suit}", f"Q{suit}", f"K{suit}")]
+    read = {"bundled": 0, "taught": 0}
+    for k, suit in enumerate("HS"):
+        image, _ = layout.render_layout(decks[0], suit, seed=100 + k)
+        for which, reader in (("bundled", bundled), ("taught", taught)):
+            read[which] += len(set(reader.read(image).codes) & set(lettered))
+    # Measured at this size: 4 -> 8 of 8 (bench/bench_teach.py --only lettered: more layouts);
+    # the taught heads alone, without the deck's texts, read about 0.6 of them.
+    assert read["bundled"] <= 5 and read["taught"] >= 7, read
 
 
 def test_a_deck_name_is_taught_once(taught, shipped_models, monkeypatch):

@@ -113,3 +113,31 @@ def test_a_box_the_recognizer_cannot_read_keeps_the_classifier_answer():
     answers = np.array([classifier_answer({"6C": 0.5, "8C": 0.4})])
     fused = with_rank_opinion(answers, lambda boxes: np.full((len(boxes), 13), -np.inf))
     assert np.array_equal(fused, answers)
+
+
+def test_a_deck_lettered_differently_is_read_with_its_own_texts(rank_reader):
+    # Dutch letters: B, V, H for the jack, queen and king.
+    dutch = RankReader(rank_reader_file(), threads=2, texts=(*RANK_TEXTS[:10], "B", "V", "H"))
+    right = 0
+    for font in FONTS:
+        for rank, letter in zip("JQK", "BVH"):
+            photo, box = index_photo(letter, font, red=False, turn=None)
+            right += int(RANKS[dutch(photo, box[None])[0].argmax()] == rank)
+    assert right >= 0.9 * 3 * len(FONTS)
+    assert dutch.ask_below > 1 and rank_reader.ask_below < 1  # every box is asked about with its letters
+
+
+@pytest.mark.parametrize("texts, message", [
+    ((*RANK_TEXTS[:12], "\U0001F0AE"), "cannot read the rank text '\U0001F0AE': it knows no"),
+    ((*RANK_TEXTS[:12], ""), "cannot read the rank text ''"),
+    (RANK_TEXTS[:12], "13 different strings"),
+    ((*RANK_TEXTS[:12], "Q"), "13 different strings")])
+def test_rank_texts_the_recognizer_cannot_read_are_refused(texts, message):
+    with pytest.raises(ValueError, match=message):
+        RankReader(rank_reader_file(), threads=1, texts=texts)
+
+
+def test_a_line_is_spelt_by_its_likeliest_characters(rank_reader):
+    photo, box = index_photo("Q", cv2.FONT_HERSHEY_SIMPLEX, red=False, turn=None)
+    log_probs, owners = rank_reader.read_lines(photo, box[None])
+    assert "Q" in rank_reader.spell(log_probs) and set(owners) == {0}

@@ -1,0 +1,75 @@
+"""Learning the strings a deck prints for its ranks, read by the pretrained text recognizer.
+
+A deck lettered differently prints "B", "V", "H" for the jack, queen and king (Dutch) or "1"
+for the ace. The index classifier learns such a letter only on the suits it was shown; the
+text recognizer (``vision.rank_reader``) reads the letter on any suit, once it knows that
+"V" means a queen. Teaching finds each rank's string from the player's named indices: the
+candidates are the standard text and what the recognizer spells on that rank's indices (one
+or two letters or digits), and the likeliest over all those indices is kept.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from cribcam.scoring.cards import RANKS
+from cribcam.vision.rank_reader import RANK_TEXTS, RankReader
+
+PER_RANK = 8  # indices of a rank read for its text: enough to outvote a misreading, and quick
+SPELLINGS = 3  # the commonest spellings of a rank's indices that are scored beside its standard text
+LONGEST = 2  # characters of a rank text ("10", "Kn")
+
+
+def learn_texts(reader: RankReader, photos: Path, labels: dict) -> tuple[str, ...]:
+    """The 13 strings (``RANKS`` order) the deck of these named photos prints for its ranks.
+
+    Args:
+        reader: the rank reader (its recognizer reads the indices).
+        photos: the folder of the photos.
+        labels: their labels (``cribcam eval --labels`` format): each card's code and index box.
+
+    Returns:
+        Each rank's likeliest string over its indices; the standard text for a rank not shown,
+        and for ranks whose likeliest strings coincide (a deck prints one string for one rank).
+    """
+    shown: dict[str, list] = {}
+    for image_name, entry in sorted(labels.items()):
+        for label in entry["cards"]:
+            if label.get("box") is not None and len(shown.setdefault(label["card"][0], [])) < PER_RANK:
+                shown[label["card"][0]].append((image_name, label["box"]))
+    texts = list(RANK_TEXTS)
+    for rank, boxes in shown.items():
+        log_probs, owners = _read(reader, photos, boxes)
+        spelt = Counter(s for s in reader.spell(log_probs) if 0 < len(s) <= LONGEST and s.isalnum())
+        candidates = list(dict.fromkeys([RANK_TEXTS[RANKS.index(rank)], *(s for s, _ in spelt.most_common(SPELLINGS))]))
+        scores = reader.likelihoods(log_probs, owners, len(boxes), reader.encode(candidates))
+        readable = np.isfinite(scores).all(axis=1)
+        if readable.any():
+            texts[RANKS.index(rank)] = candidates[int(scores[readable].sum(axis=0).argmax())]
+    repeated = {t for t, n in Counter(texts).items() if n > 1}
+    return tuple(RANK_TEXTS[i] if t in repeated else t for i, t in enumerate(texts))
+
+
+def _read(reader: RankReader, photos: Path, boxes: list) -> tuple[np.ndarray, np.ndarray]:
+    """The recognizer's line log-probabilities for the boxes (image name, box), and each
+    line's box (its place in ``boxes``)."""
+    parts, owners, width = [], [], 1
+    for image_name in dict.fromkeys(name for name, _ in boxes):
+        places = [i for i, (name, _) in enumerate(boxes) if name == image_name]
+        log_probs, mine = reader.read_lines(cv2.imread(str(photos / image_name)),
+                                            np.array([boxes[i][1] for i in places], np.float32))
+        parts.append(log_probs)
+        owners.append(np.array(places)[mine] if len(mine) else mine)
+        width = max(width, log_probs.shape[1])
+    # Columns past a line's end are blanks, sure: they change no string's likelihood.
+    padded = np.full((sum(len(p) for p in parts), width, parts[0].shape[2]), np.log(1e-12), np.float32)
+    padded[:, :, 0] = 0.0
+    row = 0
+    for part in parts:
+        padded[row:row + len(part), :part.shape[1]] = part
+        row += len(part)
+    return padded, np.concatenate(owners)

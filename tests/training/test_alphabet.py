@@ -1,0 +1,61 @@
+"""Learning the strings a deck prints for its ranks through the pretrained text recognizer."""
+
+import cv2
+import pytest
+
+from cribcam.training import layout
+from cribcam.training.alphabet import learn_texts
+from cribcam.vision.models import rank_reader_file
+from cribcam.vision.rank_reader import RANK_TEXTS, RankReader
+
+
+@pytest.fixture(scope="module")
+def rank_reader():
+    return RankReader(rank_reader_file(), threads=2)
+
+
+def _shown(deck, suits: str, folder) -> dict:
+    """Rendered layouts of ``suits`` written to ``folder``; their labels."""
+    labels = {}
+    for k, suit in enumerate(suits):
+        image, boxes = layout.render_layout(deck, suit, seed=k)
+        cv2.imwrite(str(folder / f"{suit}.jpg"), image)
+        labels[f"{suit}.jpg"] = {"cards": [{"card": b.code, "box": list(b.box)} for b in boxes]}
+    return labels
+
+
+@pytest.mark.parametrize("alphabet", ["dutch", "french"])
+def test_a_lettered_deck_s_texts_are_learnt_from_two_suits(alphabet, rank_reader, tmp_path):
+    from cribcam.datagen.font_decks import ALPHABETS, font_decks
+
+    decks = font_decks(1, seed=0, alphabet=alphabet)
+    if not decks:
+        pytest.skip("no font with the letters under /usr/share/fonts")
+    texts = learn_texts(rank_reader, tmp_path, _shown(decks[0], "CD", tmp_path))
+    expected = [ALPHABETS[alphabet].get(rank, standard) for rank, standard in zip("A23456789TJQK", RANK_TEXTS)]
+    assert list(texts) == expected
+
+
+def test_ranks_not_shown_keep_their_standard_text(rank_reader, tmp_path):
+    from cribcam.datagen.font_decks import font_decks
+
+    decks = font_decks(1, seed=0, alphabet="dutch")
+    if not decks:
+        pytest.skip("no font with the letters under /usr/share/fonts")
+    labels = _shown(decks[0], "C", tmp_path)
+    labels["C.jpg"]["cards"] = [c for c in labels["C.jpg"]["cards"] if c["card"][0] != "Q"]
+    texts = learn_texts(rank_reader, tmp_path, labels)
+    assert texts[11] == "Q" and texts[12] == "H" and texts[0] == "1"
+
+
+def test_ranks_read_as_one_string_keep_their_standard_texts(rank_reader, tmp_path):
+    from cribcam.datagen.font_decks import font_decks
+
+    decks = font_decks(1, seed=0)
+    if not decks:
+        pytest.skip("no font under /usr/share/fonts")
+    labels = _shown(decks[0], "C", tmp_path)
+    # The queens named jacks: the jack would be "Q", which the queen (not shown) prints.
+    labels["C.jpg"]["cards"] = [{**c, "card": c["card"].replace("Q", "J")} for c in labels["C.jpg"]["cards"]
+                                if c["card"][0] != "J"]
+    assert learn_texts(rank_reader, tmp_path, labels) == RANK_TEXTS
