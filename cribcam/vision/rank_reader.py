@@ -95,7 +95,11 @@ class RankReader:
         if len(texts) != len(RANKS) or len(set(texts)) != len(RANKS):
             raise ValueError(f"a deck's rank texts are 13 different strings, ace to king; not {list(texts)}")
         self.texts = tuple(texts)
-        self.labels = self.encode(self.texts)
+        # Each rank is read as the deck's string, and as the standard one unless the deck prints
+        # that for a rank: a taught deck's reader still reads the decks lettered as most are.
+        strings = [*enumerate(self.texts), *((r, t) for r, t in enumerate(RANK_TEXTS) if t not in self.texts)]
+        self.labels = self.encode([text for _, text in strings])
+        self.rank_of = np.array([rank for rank, _ in strings])
         self.input_name = self.session.get_inputs()[0].name
 
     @property
@@ -119,9 +123,11 @@ class RankReader:
         return [[self.column[c] for c in text] for text in texts]
 
     def __call__(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-        """(n, 13) log-likelihoods of each rank (``RANKS`` order) for the (n, 4) ``boxes``."""
+        """(n, 13) log-likelihoods of each rank (``RANKS`` order) for the (n, 4) ``boxes``: the
+        best of its strings'."""
         log_probs, owners = self.read_lines(image, boxes)
-        return self.likelihoods(log_probs, owners, len(boxes), self.labels)
+        strings = self.likelihoods(log_probs, owners, len(boxes), self.labels)
+        return np.stack([strings[:, self.rank_of == rank].max(axis=1) for rank in range(len(RANKS))], axis=1)
 
     def read_lines(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The recognizer's (lines, columns, characters) log-probabilities for the lines the
