@@ -9,7 +9,7 @@ frames from Python, one at a time, to tell the browser's share from the server's
 
 Run:
     python bench/bench_live.py [--model MODELS_DIR] [--seconds 20] [--server-only]
-Target (2-core machine, 640-pixel frames): at least 15 frames per second server-side.
+Target (2-core machine, 640-pixel frames, issue 19): at least 8 frames per second server-side.
 """
 
 from __future__ import annotations
