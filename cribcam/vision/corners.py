@@ -44,8 +44,8 @@ from cribcam.vision.reading import SeenCard
 # cards' corners in a fan or a row lie closer. Measured on rendered decks: 3.5 to 9.
 CORNER_PAIR_SPAN = (3.0, 12.0)
 CLASS_FLOOR = 0.05  # a card with a lower score in a box gets no vote from it
-# A card read with a lower probability is marked unsure (chosen on the real training photos:
-# see models/README.md, "The card decision").
+# A card read with a lower probability is marked unsure (chosen on the real training photos;
+# see models/README.md, "Reading with a pretrained rank reader and a count-keeping decision").
 UNSURE_CONF = 0.75
 
 
