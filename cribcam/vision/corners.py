@@ -19,12 +19,7 @@ the commonest error seen). The decision here:
    least supported first; too few, and the likeliest index no card claimed is read as the
    best card still free, marked unsure. Of 1,285 real phone photos of 4 or 5 cards read with
    the count given, 101 had come back with more cards than asked for and 108 with fewer.
-5. Without a known count, a card whose outline shows whole (``outlines``) is one card: the
-   readings of indices at its corners become one card, their evidence pooled, and a reading in
-   its middle, a pip or court art, goes (a photo of one card read as two was the commonest
-   false card of single-card photos). With the count known, keeping it does that job better:
-   outlines used there too lost cards of the held-out designs' hands (recall 0.677 -> 0.663).
-6. A card is unsure when it was filled in that way, when it is the second reading of a card
+5. A card is unsure when it was filled in that way, when it is the second reading of a card
    seen twice, or when its best corner's probability is under ``UNSURE_CONF``: the player is
    asked to check it.
 """
@@ -37,7 +32,6 @@ import numpy as np
 
 from cribcam.scoring.cards import CARD_CODES
 from cribcam.vision.detections import Detections
-from cribcam.vision.outlines import Outline
 from cribcam.vision.reading import SeenCard
 
 # Opposite corners of one card lie this many index-box sizes apart (centre to centre); two
@@ -57,8 +51,7 @@ class _Card:
 
 
 def cards_from_corners(found: Detections, conf: float = 0.25, expected: int | None = None,
-                       index_like: np.ndarray | None = None,
-                       outlines: list[Outline] = ()) -> tuple[list[SeenCard], list[str]]:
+                       index_like: np.ndarray | None = None) -> tuple[list[SeenCard], list[str]]:
     """Decides which cards the corner boxes show.
 
     Args:
@@ -68,18 +61,13 @@ def cards_from_corners(found: Detections, conf: float = 0.25, expected: int | No
             this, and fewer only when no likely index is left unread.
         index_like: per box of ``found``, whether it is likely an index at all (the finder
             sure of it, the classifier not sure it is none); only such boxes fill a missing card.
-        outlines: the outlines of cards lying apart (``outlines.find_outlines``), used when
-            the count is not known.
 
     Returns:
         The cards, left to right, and the problems noticed on the way.
     """
     strong = np.flatnonzero(found.confidence >= conf)
     cards, problems = _assign(found, strong)
-    if expected is None:  # with the count known, keeping it merges better (module step 5)
-        for outline in outlines:
-            _one_card_within(outline, cards, found)
-    else:
+    if expected is not None:
         _keep_at_most(cards, found, expected)
         if index_like is not None:
             _fill(cards, found, expected, np.flatnonzero(index_like & (found.confidence < conf)))
@@ -108,24 +96,6 @@ def _assign(found: Detections, boxes: np.ndarray) -> tuple[list[_Card], list[str
                                 f"check the {CARD_CODES[free]}")
                 by_class[free] = _Card(free, [box], guessed=True)
     return list(by_class.values()), problems
-
-
-def _one_card_within(outline: Outline, cards: list[_Card], found: Detections) -> None:
-    """Makes the cards read inside one card's outline that one card (see the module's step 5)."""
-    inside = [c for c in cards if all(outline.holds(found.centers[b]) for b in c.boxes)]
-    at_corners = [c for c in inside if all(outline.at_corner(found.centers[b]) for b in c.boxes)]
-    if len(inside) < 2 or not at_corners:
-        return
-    keep = max(at_corners, key=lambda c: _evidence(found, c.boxes, c.class_id))
-    for card in inside:
-        if card is keep:
-            continue
-        cards.remove(card)
-        if card in at_corners:
-            keep.boxes += card.boxes
-    pooled = int(np.argmax(found.scores[keep.boxes].sum(axis=0)))  # all its corners vote together
-    if all(c.class_id != pooled for c in cards):
-        keep.class_id = pooled
 
 
 def _keep_at_most(cards: list[_Card], found: Detections, expected: int) -> None:

@@ -15,7 +15,6 @@ from cribcam.vision.classifier import DeckClassifier, IndexClassifier
 from cribcam.vision.corners import cards_from_corners
 from cribcam.vision.detections import Detections, holds
 from cribcam.vision.finder import IndexFinder
-from cribcam.vision.outlines import find_outlines
 from cribcam.vision.models import ModelMissingError, model_files, rank_reader_file
 from cribcam.vision.rank_reader import RankReader, with_rank_opinion
 from cribcam.vision.reading import STARTER_UNKNOWN, Reading, SeenCard
@@ -113,8 +112,7 @@ class CardReader:
                            width=width, height=height)
         found, index_score, no_index = self.detect(image)
         index_like = (index_score >= UNREADABLE_FINDER) & (no_index < UNREADABLE_NONE)
-        outlines = find_outlines(image) if expected is None else []
-        cards, problems = cards_from_corners(found, self.conf, expected, index_like if starter else None, outlines)
+        cards, problems = cards_from_corners(found, self.conf, expected, index_like if starter else None)
         weak = found[(found.confidence < self.conf) & index_like]
         if expected is None or len(cards) < expected:  # with every card read, they are pips and art
             problems += _unreadable(weak, cards, width, height)
