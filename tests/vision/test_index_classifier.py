@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 
 from cribcam.scoring.cards import CARD_CODES
-from cribcam.vision.classifier import DeckClassifier, IndexClassifier, cards_from_heads, heads_from_cards, softmax
+from cribcam.vision.classifier import (KEEP_NONE, DeckClassifier, IndexClassifier, cards_from_heads, heads_from_cards,
+                                       softmax)
 from cribcam.vision.models import model_files
+from cribcam.vision.rank_reader import RANK_TEXTS
 
 
 @pytest.fixture(scope="module")
@@ -34,11 +36,12 @@ def test_a_photo_read_box_by_box_is_read_as_crops(shipped_models, photo_and_boxe
     assert classifier(image, np.zeros((0, 4), np.float32)).shape == (0, 53)
 
 
-def _heads(path, classifier, rank_bias=None, width=160) -> Path:
-    """A heads file: no correction but ``rank_bias`` added to the rank logits."""
+def _heads(path, classifier, rank_bias=None, width=160, **texts) -> Path:
+    """A heads file: no correction but ``rank_bias`` added to the rank logits (and ``texts=``
+    the deck's rank texts, when given)."""
     np.savez(path, mean=np.zeros(width), scale=np.ones(width), rank_weights=np.zeros((width, 14)),
              rank_bias=np.zeros(14) if rank_bias is None else rank_bias, suit_weights=np.zeros((width, 4)),
-             suit_bias=np.zeros(4), classifier=classifier.fingerprint())
+             suit_bias=np.zeros(4), classifier=classifier.fingerprint(), **texts)
     return path
 
 
@@ -56,11 +59,23 @@ def test_heads_that_correct_nothing_read_as_the_bundled_model(shipped_models, ph
     deck = DeckClassifier(_heads(tmp_path / "heads.npz", bundled), bundled)
     np.testing.assert_allclose(deck(image, boxes), bundled(image, boxes), atol=1e-5)
     assert deck(image, np.zeros((0, 4), np.float32)).shape == (0, 53)  # a photo with no index found
-    # A correction towards the kings makes kings of every index the bundled model reads.
+    # A correction towards the kings makes kings of every box, but of those the bundled model
+    # is sure hold no index: it keeps its answer there.
     bias = np.zeros(14)
     bias[12] = 30.0
     kings = DeckClassifier(_heads(tmp_path / "kings.npz", bundled, bias), bundled)(image, boxes)
-    assert all(CARD_CODES[int(row[:52].argmax())][0] == "K" for row in kings)
+    kept = bundled(image, boxes)[:, 52] > KEEP_NONE
+    assert kept.any() and not kept.all()
+    np.testing.assert_allclose(kings[kept], bundled(image, boxes)[kept], atol=1e-6)
+    assert all(CARD_CODES[int(row[:52].argmax())][0] == "K" and row[52] < 0.01 for row in kings[~kept])
+
+
+def test_a_deck_reads_its_rank_texts_from_its_heads_file(shipped_models, tmp_path):
+    bundled = IndexClassifier(model_files(shipped_models)[1])
+    dutch = ("1", *RANK_TEXTS[1:10], "B", "V", "H")
+    assert DeckClassifier(_heads(tmp_path / "dutch.npz", bundled, texts=np.array(dutch)), bundled).texts == dutch
+    # A deck taught before decks learnt their texts, and the bundled model, read the standard ones.
+    assert DeckClassifier(_heads(tmp_path / "older.npz", bundled), bundled).texts == RANK_TEXTS == bundled.texts
 
 
 def test_heads_of_another_classifier_or_no_heads_file_are_refused(shipped_models, tmp_path):
