@@ -154,3 +154,11 @@ def test_a_line_is_spelt_by_its_likeliest_characters(rank_reader):
     photo, box = index_photo("Q", cv2.FONT_HERSHEY_SIMPLEX, red=False, turn=None)
     log_probs, owners = rank_reader.read_lines(photo, box[None])
     assert "Q" in rank_reader.spell(log_probs) and set(owners) == {0}
+
+
+def test_a_box_showing_no_rank_as_text_keeps_the_classifier_answer():
+    # A pip: the classifier torn between ranks, the recognizer seeing no rank string at all.
+    answers = np.array([classifier_answer({"3H": 0.4, "2H": 0.35})])
+    unlikely = np.full((1, 13), -9.0)
+    unlikely[0, RANKS.index("3")] = -3.0  # the best, yet far from a rank printed as text
+    assert np.array_equal(with_rank_opinion(answers, lambda boxes: unlikely), answers)
