@@ -33,8 +33,9 @@ TOP_SHARE = 0.55  # the rank is printed in about the top half of an upright inde
 MARGIN = 0.08  # of the box's longer side, around the cut
 # Asked only where the classifier's likeliest rank has less than this probability: asking on
 # every box read no better and cost four times as much (../shared/notes/pretrained-weights.md).
+# A taught deck lettered differently needs no more: asking every box read its court cards and
+# aces on the suits not shown no better (1.00) and cost 40-60 % more (bench_teach.py decks).
 ASK_BELOW = 0.8
-ASK_LETTERED = 1.01  # a deck lettered differently: see RankReader.ask_below
 ASK_NONE_BELOW = 0.5  # ... and not where the classifier is this sure the box holds no index
 # The recognizer's rank log-probabilities are added to the classifier's with this weight,
 # chosen on the real training photos' index crops (0.5 read their ranks 0.986, as the
@@ -46,8 +47,7 @@ WEIGHT = 0.5
 SEEN_TEXT = -2.0
 
 
-def with_rank_opinion(probabilities: np.ndarray, read_ranks, weight: float = WEIGHT,
-                      ask_below: float = ASK_BELOW) -> np.ndarray:
+def with_rank_opinion(probabilities: np.ndarray, read_ranks, weight: float = WEIGHT) -> np.ndarray:
     """The classifier's card probabilities with the recognizer's opinion of unsure ranks.
 
     Args:
@@ -56,8 +56,6 @@ def with_rank_opinion(probabilities: np.ndarray, read_ranks, weight: float = WEI
         read_ranks: called with the indices of the boxes to ask about, answers their (k, 13)
             rank log-likelihoods (``RankReader`` on those boxes).
         weight: of the recognizer's rank log-probabilities.
-        ask_below: boxes whose likeliest rank has less probability than this are asked about
-            (above 1: every box not surely "no index").
 
     Returns:
         (n, 53) probabilities: the cards of an asked box reweighted by its rank's probability
@@ -66,7 +64,7 @@ def with_rank_opinion(probabilities: np.ndarray, read_ranks, weight: float = WEI
     cards = probabilities[:, :52].reshape(-1, 4, 13)
     total = cards.sum(axis=(1, 2))
     top_rank = cards.sum(axis=1).max(axis=1) / np.maximum(total, 1e-9)
-    asked = np.flatnonzero((top_rank < ask_below) & (probabilities[:, 52] < ASK_NONE_BELOW))
+    asked = np.flatnonzero((top_rank < ASK_BELOW) & (probabilities[:, 52] < ASK_NONE_BELOW))
     if len(asked) == 0:
         return probabilities
     likelihoods = read_ranks(asked)
@@ -107,13 +105,6 @@ class RankReader:
         self.labels = self.encode([text for _, text in strings])
         self.rank_of = np.array([rank for rank, _ in strings])
         self.input_name = self.session.get_inputs()[0].name
-
-    @property
-    def ask_below(self) -> float:
-        """Boxes whose likeliest rank is less sure than this are asked about: for a deck
-        lettered differently, every box, as the classifier reads its letters on the suits
-        it was shown only."""
-        return ASK_BELOW if self.texts == RANK_TEXTS else ASK_LETTERED
 
     def encode(self, texts) -> list[list[int]]:
         """Each text's character columns in the recognizer's output.

@@ -87,8 +87,7 @@ class CardReader:
         found = self.find(image)
         probabilities = self.classifier(image, found.xyxy)
         if self.rank_reader is not None:
-            probabilities = with_rank_opinion(probabilities, lambda boxes: self.rank_reader(image, found.xyxy[boxes]),
-                                              ask_below=self.rank_reader.ask_below)
+            probabilities = with_rank_opinion(probabilities, lambda boxes: self.rank_reader(image, found.xyxy[boxes]))
         return Detections(found.xyxy, probabilities[:, :-1]), found.scores[:, 0], probabilities[:, -1]
 
     def read(self, image: np.ndarray | None, expected: int | None = None, starter: bool = True) -> Reading:
