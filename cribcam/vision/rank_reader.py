@@ -34,7 +34,7 @@ MARGIN = 0.08  # of the box's longer side, around the cut
 # Asked only where the classifier's likeliest rank has less than this probability: asking on
 # every box read no better and cost four times as much (../shared/notes/pretrained-weights.md).
 # A taught deck lettered differently needs no more: asking every box read its court cards and
-# aces on the suits not shown no better (1.00) and cost 40-60 % more (bench_teach.py decks).
+# aces on the suits not shown no better (1.00) and cost 55-70 % more (bench_teach.py decks).
 ASK_BELOW = 0.8
 ASK_NONE_BELOW = 0.5  # ... and not where the classifier is this sure the box holds no index
 # The recognizer's rank log-probabilities are added to the classifier's with this weight,
