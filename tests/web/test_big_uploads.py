@@ -74,13 +74,7 @@ def test_a_body_too_large_to_read_through_is_answered_at_once(server):
     # Over DRAIN_BYTES (200 MB announced, none sent): not read, answered from the headers,
     # with the same JSON, and the connection closed.
     announced = max(200 * MB, DRAIN_BYTES + 1)
-    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
-        sock.sendall(b"POST /api/read HTTP/1.1\r\nHost: localhost\r\n"
-                     b"Content-Type: multipart/form-data; boundary=x\r\n"
-                     + f"Content-Length: {announced}\r\n\r\n".encode())
-        answer = b""
-        while chunk := sock.recv(65536):
-            answer += chunk
+    answer = _answer_to_headers(server, f"Content-Length: {announced}\r\n")
     head, _, payload = answer.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 413 ") and b"Connection: close" in head
     assert json.loads(payload) == TOO_LARGE
@@ -88,13 +82,17 @@ def test_a_body_too_large_to_read_through_is_answered_at_once(server):
 
 def test_a_client_waiting_for_100_continue_gets_the_413_instead(server):
     # curl asks before sending a large body: it is told no at once, and sends nothing.
-    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
-        sock.sendall(b"POST /api/read HTTP/1.1\r\nHost: localhost\r\n"
-                     b"Content-Type: multipart/form-data; boundary=x\r\n"
-                     + f"Content-Length: {20 * MB}\r\nExpect: 100-continue\r\n\r\n".encode())
-        answer = b""
-        while chunk := sock.recv(65536):
-            answer += chunk
+    answer = _answer_to_headers(server, f"Content-Length: {20 * MB}\r\nExpect: 100-continue\r\n")
     assert answer.startswith(b"HTTP/1.1 413 ") and b"100 Continue" not in answer
     assert json.loads(answer.partition(b"\r\n\r\n")[2]) == TOO_LARGE
 
+
+def _answer_to_headers(server, headers: str) -> bytes:
+    """All the server answers to a photo upload's headers sent alone (no body), until it closes."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(b"POST /api/read HTTP/1.1\r\nHost: localhost\r\n"
+                     b"Content-Type: multipart/form-data; boundary=x\r\n" + headers.encode() + b"\r\n")
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return answer
