@@ -32,15 +32,25 @@ def open_reader(model: Path | None, deck: str | None = None):
 
 
 def read_photo(path: Path):
-    """The photo at ``path`` as a BGR image.
+    """The photo at ``path`` as a BGR image, refused first, from its header and before anything
+    is decoded, when it is larger than the web API takes: the same limit
+    (``cribcam.web.images.DEFAULT_MAX_PIXELS``) and the same message, for every command.
 
     Raises:
-        UsageError: no such file, or not an image OpenCV can read.
+        UsageError: no such file, a photo over the limit, or not an image OpenCV can read.
     """
     import cv2  # here, not at the top: every `cribcam` command imports this module
 
+    from cribcam.web.images import ImageError, ImageTooLarge, check_pixels, sniff_file
+
     if not path.is_file():
         raise UsageError(f"no such file: {path}")
+    try:
+        check_pixels(sniff_file(path))
+    except ImageTooLarge as exc:
+        raise UsageError(str(exc)) from None
+    except (ImageError, OSError):
+        pass  # a format the header reader does not know (TIFF): OpenCV reads it, or says so
     image = cv2.imread(str(path))
     if image is None:
         raise UsageError(f"{path} is not an image OpenCV can read (JPEG, PNG, BMP, TIFF, WebP)")

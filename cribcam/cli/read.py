@@ -32,7 +32,7 @@ def run(args) -> int:
     from cribcam.vision.annotate import write_annotated
     from cribcam.vision.report import expected_cards, reading_report
 
-    image = load_photo(args.photo)
+    image = read_photo(args.photo)
     if args.annotate and args.annotate.suffix.lower() not in (".png", ".jpg", ".jpeg"):
         raise UsageError(f"--annotate needs a .png or .jpg name, not {args.annotate.name}")
     reader = open_reader(args.model, args.deck)
@@ -52,27 +52,6 @@ def run(args) -> int:
     else:
         print(format_reading(report))
     return 0
-
-
-def load_photo(path: Path):
-    """The photo at ``path`` as a BGR image (``read_photo``), refused first, from its header
-    and before anything is decoded, when it is larger than the web API takes: the same limit
-    (``cribcam.web.images.DEFAULT_MAX_PIXELS``) and the same message.
-
-    Raises:
-        UsageError: no such file, a photo over the limit, or not an image OpenCV can read.
-    """
-    from cribcam.web.images import ImageError, ImageTooLarge, check_pixels, sniff_file
-
-    if not path.is_file():
-        raise UsageError(f"no such file: {path}")
-    try:
-        check_pixels(sniff_file(path))
-    except ImageTooLarge as exc:
-        raise UsageError(str(exc)) from None
-    except (ImageError, OSError):
-        pass  # a format the header reader does not know (TIFF): OpenCV reads it, or says so
-    return read_photo(path)
 
 
 def format_reading(report: dict) -> str:

@@ -54,6 +54,8 @@ def test_a_photo_over_the_apis_limit_is_refused_from_its_header_with_its_message
     assert f"the limit is {DEFAULT_MAX_PIXELS // 1_000_000} megapixels" in result.stderr
     answer = cribcam("discard", "--photo", str(path), "--json")
     assert answer.returncode == 2 and json.loads(answer.stdout) == {"error": str(refused.value)}
+    taught = cribcam("teach", str(path), "--name", "huge", "--order", "suits-in-rows")
+    assert taught.returncode == 2 and str(refused.value) in taught.stderr and "Traceback" not in taught.stderr
 
 
 def test_a_header_beyond_the_first_bytes_read_is_still_found(tmp_path):
