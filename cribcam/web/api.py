@@ -17,7 +17,7 @@ from werkzeug.exceptions import HTTPException
 from cribcam.scoring import CardError, parse_card, rules, score_hand
 from cribcam.scoring.muggins import MAX_CLAIM, claim_problem  # the claims `cribcam count` takes too
 from cribcam.scoring.report import count_report
-from cribcam.web.images import ImageError, data_url, decode_image
+from cribcam.web.images import PAGE_SIDE, ImageError, data_url, decode_image
 from cribcam.web.reader_slot import ModelUnavailable
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -120,7 +120,8 @@ def read():
             reading = slot.read(image, expected=expected - 1)
         report = reading_report(reading, starter, crib, claim, variant)
     if annotate:
-        report["annotated"] = data_url(draw_reading(image, reading))
+        # Drawn at the size shown, so its labels are sized for the picture the page shows.
+        report["annotated"] = data_url(draw_reading(image, reading, max_side=PAGE_SIDE))
     return jsonify(report)
 
 

@@ -182,7 +182,10 @@ def downscale(image: np.ndarray, max_side: int) -> np.ndarray:
     return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
 
 
-def data_url(image: np.ndarray, max_side: int = 1280, quality: int = 85) -> str:
+PAGE_SIDE = 1280  # the longer side of a picture a page shows
+
+
+def data_url(image: np.ndarray, max_side: int = PAGE_SIDE, quality: int = 85) -> str:
     """A ``data:image/jpeg;base64,...`` URL of ``image``, scaled down for a web page."""
     ok, encoded = cv2.imencode(".jpg", downscale(image, max_side),
                                [cv2.IMWRITE_JPEG_QUALITY, quality])

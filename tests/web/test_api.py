@@ -572,3 +572,23 @@ def test_a_photo_of_a_deal_is_read_with_no_starter_and_no_count(stub_reader, stu
     # At most a deal's cards: a pair of fives stays two cards, never one card's two corners.
     assert stub_reader.calls[-1][1] == most and stub_reader.starters[-1] is False
     assert upload(stub_client, photo_bytes, deal="maybe").status_code == 400
+
+
+def test_a_large_photos_annotated_picture_is_drawn_at_the_size_the_page_shows(stub_client, monkeypatch):
+    from cribcam.vision import annotate
+    from cribcam.web.images import PAGE_SIDE
+
+    drawn = []
+    original = annotate.draw_reading
+
+    def draw_reading(image, reading, max_side=None):
+        picture = original(image, reading, max_side)
+        drawn.append(picture.shape)
+        return picture
+
+    monkeypatch.setattr(annotate, "draw_reading", draw_reading)
+    ok, large = cv2.imencode(".jpg", np.full((2400, 3200, 3), 128, np.uint8))
+    answer = stub_client.post("/api/read", data={"image": (io.BytesIO(large.tobytes()), "big.jpg"),
+                                                 "annotate": "true"}, content_type="multipart/form-data")
+    assert answer.status_code == 200, answer.json
+    assert drawn == [(960, PAGE_SIDE, 3)]
