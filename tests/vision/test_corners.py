@@ -69,11 +69,18 @@ def test_the_stronger_suit_wins_a_flip():
 
 def test_the_same_card_twice_in_impossible_places_is_a_problem():
     # Two boxes say 7H but sit side by side like a fan: two cards, one of them misread.
-    found = detections((100, 100, {"7H": 0.9}), (130, 100, {"7H": 0.8, "7D": 0.4}))
+    found = detections((100, 100, {"7H": 0.9}), (150, 100, {"7H": 0.8, "7D": 0.4}))
     cards, problems = cards_from_corners(found)
     assert [c.card for c in cards] == ["7H", "7D"]
     assert [c.unsure for c in cards] == [False, True]
     assert problems == ["two 7H seen: only one can be in a deck; check the 7D"]
+
+
+def test_a_box_overlapping_a_read_index_is_that_index_again_not_another_card():
+    # An index boxed twice (once with the pip beside it): its runner-up is no card at all.
+    found = detections((100, 100, {"5S": 0.97}), (115, 110, {"5S": 0.6, "6S": 0.06}))
+    cards, problems = cards_from_corners(found)
+    assert [(c.card, c.unsure) for c in cards] == [("5S", False)] and problems == []
 
 
 def test_a_second_reading_that_makes_no_card_is_no_problem():
