@@ -41,9 +41,18 @@ Real photographs of playing cards in this folder (images/, labels/, meta/ from {
 the "Card Detection" data set exported from Roboflow and published in the public GitHub
 repository Ammememe/CardCounterML (commit a0e040bd), licence Creative Commons Attribution 4.0
 International (CC BY 4.0, https://creativecommons.org/licenses/by/4.0/).
-Changes: labels converted to YOLO format, images split into train and val by capture.
+Changes: labels converted to YOLO format, images split into train and val by capture, and
+the labels of {fixed} photos corrected to the cards they show (cribcam.datagen.real_photos.LABEL_FIXES).
 Attribution must be kept wherever these images or anything derived from them is redistributed.
 """
+
+# Labels the shared set has wrong, as the photos show them (both printed corners agree):
+# photo -> {card as labelled: card as printed}. A wrong label trains a misreading and counts
+# a right reading as a miss and a false card.
+LABEL_FIXES = {
+    "CardCounterML__IMG_7768_JPG.jpg": {"QC": "AC"},  # an "A" over a club, both corners
+    "CardCounterML__IMG_20220921_201314_jpg.jpg": {"JS": "JC"},  # a club beside both "J"s
+}
 
 _PHONE = re.compile(r"IMG_(\d{8})_(\d{6})")
 _WEBCAM = re.compile(r"WIN_(\d{8})_(\d{2})_(\d{2})_(\d{2})")
@@ -144,7 +153,8 @@ def convert(src: Path, out: Path, val_fraction: float = 0.25, force: bool = Fals
         image = src / "images" / name
         h, w = cv2.imread(str(image), cv2.IMREAD_UNCHANGED).shape[:2]
         shutil.copyfile(image, out / "images" / part / f"{stem}.jpg")
-        boxes = [(c["card"], tuple(c["box"])) for c in entry["cards"]]
+        fixes = LABEL_FIXES.get(name, {})
+        boxes = [(fixes.get(c["card"], c["card"]), tuple(c["box"])) for c in entry["cards"]]
         (out / "labels" / part / f"{stem}.txt").write_text(yolo.label_lines(boxes, w, h))
         cards: dict[str, list] = defaultdict(list)
         for code, box in boxes:
@@ -159,7 +169,7 @@ def convert(src: Path, out: Path, val_fraction: float = 0.25, force: bool = Fals
         yolo.write_eval_labels(out, part)
     yolo.write_data_yaml(out, {"train": "images/train", "val": "images/val"},
                          "real card photos (CC BY 4.0, see ATTRIBUTION.txt), split by capture")
-    (out / "ATTRIBUTION.txt").write_text(ATTRIBUTION.format(src=src))
+    (out / "ATTRIBUTION.txt").write_text(ATTRIBUTION.format(src=src, fixed=len(LABEL_FIXES)))
     yolo.write_json(out / "captures.json", {name: {"capture": captures[name], "part": parts[name]}
                                             for name in sorted(entries)})
     return counts

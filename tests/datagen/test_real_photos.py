@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 import pytest
 
 from cribcam.cli.main import main
-from cribcam.datagen.real_photos import group_captures, split_captures
+from cribcam.datagen.real_photos import LABEL_FIXES, group_captures, split_captures
 from cribcam.datagen.yolo import read_labels
 from cribcam.vision.evaluate import load_labels
 
@@ -72,3 +72,7 @@ def test_conversion_keeps_every_box_and_the_attribution(shared_dir, tmp_path, re
     assert sorted(val) == sorted(n for n, p in parts.items() if p == "val")
     name = next(iter(val))
     assert {c["card"] for c in val[name]["cards"]} == {c["card"] for c in labels[name]["cards"]}
+    for name, fixes in LABEL_FIXES.items():  # labels the shared set has wrong are corrected
+        read = load_labels(out / f"labels-{parts[name]}.json")[name]
+        assert {c["card"] for c in read["cards"]} == \
+            {fixes.get(c["card"], c["card"]) for c in labels[name]["cards"]} != {c["card"] for c in labels[name]["cards"]}
