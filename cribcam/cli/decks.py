@@ -27,7 +27,7 @@ def add_deck_option(parser) -> None:
 
 
 def run(args) -> int:
-    from cribcam.vision.decks import DeckError, decks_dir, list_decks, remove_deck
+    from cribcam.vision.decks import DeckError, decks_dir, lettering, list_decks, remove_deck
 
     if args.action == "remove":
         if not args.name:
@@ -45,7 +45,9 @@ def run(args) -> int:
     if args.json:
         print(json.dumps({"folder": str(decks_dir()), "decks": [
             {"name": d.name, "folder": str(d.folder), "taught": d.record.get("taught"),
-             "cards": len(d.record.get("cards", [])), "checks": d.record.get("checks")} for d in decks]}))
+             "cards": len(d.record.get("cards", [])), "checks": d.record.get("checks"),
+             "rank_texts": d.record.get("rank_texts"), "lettering": lettering(d.record.get("rank_texts"))}
+            for d in decks]}))
         return 0
     if not decks:
         print(f"no taught decks in {decks_dir()}: teach one with cribcam teach PHOTO... --name NAME")
@@ -53,4 +55,5 @@ def run(args) -> int:
     for deck in decks:
         cards = len(deck.record.get("cards", []))
         print(f"{deck.name:<24} taught {deck.record.get('taught', '?')}, {cards} of 52 cards  {deck.folder}")
+        print(f"{'':<24} {lettering(deck.record.get('rank_texts'))}")
     return 0

@@ -89,7 +89,7 @@ def run(args) -> int:
         print(json.dumps({"deck": deck.name, "folder": str(deck.folder), **deck.record,
                           "problems": problems}, ensure_ascii=False))
         return 0
-    for line in teach.check_sentences(deck.record["checks"]):
+    for line in teach.taught_sentences(deck.record):
         print(line[0].upper() + line[1:])
     print(f"Taught the deck {deck.name} in {deck.record['seconds']:.0f} s, kept in {deck.folder}; "
           f"read with it: cribcam read PHOTO --deck {deck.name}")

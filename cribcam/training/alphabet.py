@@ -5,11 +5,15 @@ for the ace. The index classifier learns such a letter only on the suits it was 
 text recognizer (``vision.rank_reader``) reads the letter on any suit, once it knows that
 "V" means a queen. Teaching finds each rank's string from the player's named indices: the
 candidates are the standard text and what the recognizer spells on that rank's indices (one
-or two letters or digits), and the likeliest over all those indices is kept.
+or two letters or digits), and the likeliest over all those indices is kept, unless it is another
+rank's standard text: no deck prints "9" on its sixes, but a 6 turned half round reads as a 9,
+and a rank learnt so is read as the other (kde-svg-ancient-egyptians, taught from two suits, had
+learnt "9" for the six and "6" for the nine).
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from pathlib import Path
 
@@ -44,14 +48,23 @@ def learn_texts(reader: RankReader, photos: Path, labels: dict) -> tuple[str, ..
     texts = list(RANK_TEXTS)
     for rank, boxes in shown.items():
         log_probs, owners = _read(reader, photos, boxes)
-        spelt = Counter(s for s in reader.spell(log_probs) if 0 < len(s) <= LONGEST and s.isalnum())
-        candidates = list(dict.fromkeys([RANK_TEXTS[RANKS.index(rank)], *(s for s, _ in spelt.most_common(SPELLINGS))]))
+        standard = RANK_TEXTS[RANKS.index(rank)]
+        spelt = Counter(s for s in reader.spell(log_probs) if 0 < len(s) <= LONGEST and all(map(_printed_on_cards, s)))
+        candidates = list(dict.fromkeys([standard, *(s for s, _ in spelt.most_common(SPELLINGS))]))
         scores = reader.likelihoods(log_probs, owners, len(boxes), reader.encode(candidates))
         readable = np.isfinite(scores).all(axis=1)
         if readable.any():
-            texts[RANKS.index(rank)] = candidates[int(scores[readable].sum(axis=0).argmax())]
+            best = candidates[int(scores[readable].sum(axis=0).argmax())]
+            texts[RANKS.index(rank)] = standard if best in RANK_TEXTS else best
     repeated = {t for t, n in Counter(texts).items() if n > 1}
     return tuple(RANK_TEXTS[i] if t in repeated else t for i, t in enumerate(texts))
+
+
+def _printed_on_cards(character: str) -> bool:
+    """Whether a deck may print this character in an index: a digit, or a Latin or Cyrillic
+    letter (the recognizer also knows thousands of CJK characters, which no deck letters its
+    ranks with but which an unusual Q was read as)."""
+    return character.isdigit() or (character.isalpha() and unicodedata.name(character, "").startswith(("LATIN", "CYRILLIC")))
 
 
 def _read(reader: RankReader, photos: Path, boxes: list) -> tuple[np.ndarray, np.ndarray]:

@@ -44,7 +44,8 @@ from cribcam.training.layout import LayoutPhoto, as_labels, check_names, missing
 from cribcam.training.rehearsal import REHEARSAL, load_rehearsal, rehearsal_crops, split_rehearsal
 from cribcam.vision import CardReader
 from cribcam.vision.classifier import DeckClassifier, IndexClassifier, heads_from_cards
-from cribcam.vision.decks import HEADS_FILE, LABELS_FILE, PHOTOS_DIR, RECORD_FILE, DeckError, TaughtDeck, deck_folder
+from cribcam.vision.decks import (HEADS_FILE, LABELS_FILE, PHOTOS_DIR, RECORD_FILE, DeckError, TaughtDeck,
+                                  deck_folder, lettering)
 from cribcam.vision.models import ModelMissingError, model_files
 from cribcam.vision.rank_reader import RANK_TEXTS
 
@@ -324,6 +325,12 @@ def _accuracy_on_photos(classifier, photos: Path, boxes: list[tuple[str, list, s
         right += sum(bool(CARD_CODES[int(p[:52].argmax())] == b[2] and p[:52].max() >= p[52])
                      for p, b in zip(probabilities, mine))
     return round(right / len(boxes), 4)
+
+
+def taught_sentences(record: dict) -> list[str]:
+    """What a deck's teaching found, in words for the player: the deck's lettering, then the
+    checks after teaching (``deck.json``'s record)."""
+    return [lettering(record.get("rank_texts")), *check_sentences(record["checks"])]
 
 
 def check_sentences(checks: dict) -> list[str]:

@@ -67,12 +67,12 @@ class Job:
     record: dict | None = None
 
     def as_json(self) -> dict:
-        from cribcam.training.teach import check_sentences
+        from cribcam.training.teach import taught_sentences
 
         status = {"name": self.name, "stage": self.stage, "done": round(self.done, 1), "total": round(self.total, 1),
                   "left": round(max(0.0, self.total - self.done)), "error": self.error}
         if self.record is not None:
-            status["checks"] = check_sentences(self.record["checks"])
+            status["checks"] = taught_sentences(self.record)
             status["seconds"] = self.record["seconds"]
         return status
 

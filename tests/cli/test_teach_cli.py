@@ -106,12 +106,13 @@ def test_teach_then_read_with_the_deck_then_remove_it(cribcam, shipped_models, l
     assert "queen.jpg: 1 cards: QS" in result.stdout  # a photo of one card, named without a box
     assert "Still missing: AD 2D" in result.stdout and " QS" not in result.stdout.split("Still missing")[1]
     assert "Training designs and photos (" in result.stdout
+    assert "Its indices read " in result.stdout  # the lettering learnt
     assert "Taught the deck garden in " in result.stdout and "--deck garden" in result.stdout
     assert "teaching [" in result.stderr and " left" in result.stderr  # the progress bar
 
     listed = json.loads(cribcam("decks", "--json").stdout)["decks"]
     assert [(d["name"], d["cards"]) for d in listed] == [("garden", 27)]
-    assert "garden" in cribcam("decks").stdout
+    assert "garden" in cribcam("decks").stdout and "its indices read " in cribcam("decks").stdout
 
     read = cribcam("read", layout_files / "C.jpg", "--deck", "garden", "--model", shipped_models, "--json")
     assert read.returncode == 0, read.stderr

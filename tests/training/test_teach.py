@@ -135,6 +135,8 @@ def test_a_deck_lettered_differently_taught_from_two_suits_reads_the_other_two(s
     deck = teach.teach(_named(bundled, shown), "dutch", shipped_models, QUICK)
     assert deck.record["ranks_shown_on"] == {rank: "CD" for rank in "A23456789TJQK"}
     assert {rank: deck.record["rank_texts"][rank] for rank in "AJQK"} == {"A": "1", "J": "B", "Q": "V", "K": "H"}
+    assert teach.taught_sentences(deck.record)[0] == \
+        "its indices read 1 for the ace, B for the jack, V for the queen, H for the king: so read on every suit"
     taught = CardReader(shipped_models, classifier=deck.classifier)
     lettered = [code for suit in "HS" for code in (f"A{suit}", f"J{suit}", f"Q{suit}", f"K{suit}")]
     read = {"bundled": 0, "taught": 0}

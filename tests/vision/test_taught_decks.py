@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from cribcam.vision.decks import (DATA_ENV, DeckError, check_name, data_dir, deck_classifier, deck_folder,
-                                  find_deck, list_decks, remove_deck)
+                                  find_deck, lettering, list_decks, remove_deck)
 
 
 @pytest.fixture
@@ -91,3 +91,11 @@ def test_a_deck_taught_by_an_older_cribcam_is_said_to_need_teaching_again(data):
     assert list_decks() == []
     with pytest.raises(DeckError, match="taught by an older cribcam: teach it again from its photos"):
         find_deck("old")
+
+
+def test_a_deck_s_lettering_names_only_what_it_prints_otherwise():
+    dutch = dict(zip("A23456789TJQK", ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "B", "V", "H"]))
+    assert lettering(dutch) == "its indices read 1 for the ace, B for the jack, V for the queen, H for the king: " \
+                               "so read on every suit"
+    standard = dict(zip("A23456789TJQK", ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]))
+    assert lettering(standard) == lettering(None) == "its indices read as most decks' do (A 2 3 4 5 6 7 8 9 10 J Q K)"

@@ -77,7 +77,8 @@ def test_teach_a_deck_on_the_page_then_read_with_it(browser, teaching_server, la
     expect(page.locator("#train-progress")).to_be_visible()
     expect(page.locator("#try")).to_be_visible(timeout=180_000)
     expect(page.locator("#count-panel")).to_be_visible()  # a hand can be read with it here now
-    expect(page.locator("#train-checks li")).to_have_count(2)
+    expect(page.locator("#train-checks li")).to_have_count(3)  # the lettering learnt, then two checks
+    expect(page.locator("#train-checks li").first).to_contain_text("Its indices read ")
     expect(page.locator("#train-left")).to_contain_text("Taught the deck page-deck")
     tab.shot("teach-02-taught")
     (deck,) = list_decks()
