@@ -34,14 +34,18 @@ def model_files(folder: str | Path | None = None) -> tuple[Path, Path]:
     return finder, classifier
 
 
-def rank_reader_file() -> Path | None:
-    """The bundled text recognizer that reads ranks, or None where it is not installed.
+def rank_reader_file(folder: str | Path | None = None) -> Path | None:
+    """The text recognizer that reads ranks: ``folder``'s own when it holds one (a fine-tuned
+    candidate, ``cribcam.training.rank_reader``), else the bundled one, or None where neither
+    is installed.
 
-    It is the same for every finder and classifier (never trained here), so a reader of
-    models trained elsewhere uses the bundled one too.
+    The recognizer reads the boxes of any finder and classifier, so a folder of models trained
+    elsewhere without one is read with the bundled one.
     """
-    path = MODELS_DIR / RANK_READER_FILE
-    return path if path.is_file() else None
+    for path in ([Path(folder) / RANK_READER_FILE] if folder else []) + [MODELS_DIR / RANK_READER_FILE]:
+        if path.is_file():
+            return path
+    return None
 
 
 def onnx_session(path: Path, threads: int = 0):

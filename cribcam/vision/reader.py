@@ -62,7 +62,7 @@ class CardReader:
         self.classifier = IndexClassifier(bundled, threads=threads)
         if classifier:
             self.classifier = DeckClassifier(Path(classifier), self.classifier)
-        recognizer = rank_reader_file() if rank_reader else None
+        recognizer = rank_reader_file(self.folder) if rank_reader else None
         self.rank_reader = RankReader(recognizer, threads, self.classifier.texts) if recognizer else None
 
     def find(self, image: np.ndarray) -> Detections:

@@ -1,5 +1,7 @@
 """The pretrained text recognizer reading ranks, and how its opinion joins the classifier's."""
 
+import shutil
+
 import cv2
 import numpy as np
 import pytest
@@ -161,3 +163,10 @@ def test_a_box_showing_no_rank_as_text_keeps_the_classifier_answer():
     unlikely = np.full((1, 13), -9.0)
     unlikely[0, RANKS.index("3")] = -3.0  # the best, yet far from a rank printed as text
     assert np.array_equal(with_rank_opinion(answers, lambda boxes: unlikely), answers)
+
+
+def test_a_model_folder_may_hold_its_own_rank_reader(tmp_path):
+    assert rank_reader_file(tmp_path) == rank_reader_file()  # none there: the bundled one
+    own = tmp_path / "rank_reader.onnx"
+    shutil.copyfile(rank_reader_file(), own)
+    assert rank_reader_file(tmp_path) == own
