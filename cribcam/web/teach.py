@@ -28,7 +28,7 @@ from flask import Blueprint, current_app, jsonify, request
 from werkzeug.exceptions import NotFound
 
 from cribcam.scoring.cards import CARD_CODES, SUITS
-from cribcam.vision.decks import LAYOUT, DeckError, check_name, deck_folder, list_decks
+from cribcam.vision.decks import LAYOUT, DeckError, check_name, deck_folder, lettering, list_decks
 from cribcam.web import api
 from cribcam.web.pages import render_page
 
@@ -144,7 +144,8 @@ def decks():
     """The taught decks, and the one this browser reads with (null: the bundled model)."""
     from cribcam.web import chosen_deck
 
-    return jsonify(decks=[{"name": d.name, "cards": len(d.record.get("cards", [])), "taught": d.record.get("taught")}
+    return jsonify(decks=[{"name": d.name, "cards": len(d.record.get("cards", [])), "taught": d.record.get("taught"),
+                           "lettering": lettering(d.record.get("rank_texts"))}
                           for d in list_decks()], chosen=chosen_deck())
 
 

@@ -167,7 +167,8 @@ def test_decks_are_listed_and_one_not_taught_is_a_404(stub_client, tmp_path, mon
     (tmp_path / "data" / "decks" / "kitchen").mkdir(parents=True)
     (tmp_path / "data" / "decks" / "kitchen" / "heads.npz").write_bytes(b"heads")
     assert stub_client.get("/api/decks").get_json() == {
-        "decks": [{"name": "kitchen", "cards": 0, "taught": None}], "chosen": None}
+        "decks": [{"name": "kitchen", "cards": 0, "taught": None,
+                   "lettering": "its indices read as most decks' do (A 2 3 4 5 6 7 8 9 10 J Q K)"}], "chosen": None}
     stub_client.set_cookie("cribcam-deck", "kitchen")
     assert stub_client.get("/api/decks").get_json()["chosen"] == "kitchen"
     # A deck removed since is reported as chosen all the same: the photo page, seeing it is
