@@ -5,12 +5,13 @@ sometimes the two corners of one card disagree (a suit flipped on the upside-dow
 the commonest error seen). The decision here:
 
 1. Each box votes for every card with its class scores.
-2. Boxes are assigned cards greedily, strongest first, and no card twice: a box whose best
+2. Boxes are assigned cards greedily, strongest first, and no card twice. A box whose best
    card is taken by a box that cannot be another corner of the same card falls back to its
-   best free card (that is a misread, said as a problem); one that can be joins that card,
-   and one overlapping a box of that card is the same printed index boxed again (an index
-   with a pip beside it): it reads nothing new. Read as the next best card, such boxes made
-   9 of the 33 false cards on the real training photos.
+   best free card (that is a misread, said as a problem); one that can be joins that card.
+   A box is the same printed index boxed again, and reads nothing new, when it overlaps a
+   box of the card it reads (an index with a pip beside it) or holds most of a box already
+   read (or lies in one): read as their next best card, such boxes made 9 of the 33 false
+   cards on the real training photos.
 3. When more cards were read than the photo is known to hold, the likeliest flips are merged:
    two cards of the same rank whose corners lie as far apart as a card's opposite corners.
    Without a known count nothing is merged: in a photo of many cards (a spread, a table),
@@ -42,6 +43,7 @@ from cribcam.vision.reading import SeenCard
 CORNER_PAIR_SPAN = (3.0, 12.0)
 # Boxes whose centres lie closer than one box size overlap: they hold the same printed index.
 SAME_INDEX_SPAN = 1.0
+CONTAINED = 0.8  # of the smaller box's area inside the other: one box holds the other
 CLASS_FLOOR = 0.05  # a card with a lower score in a box gets no vote from it
 # A card read with a lower probability is marked unsure (chosen on the real training photos;
 # see models/README.md, "Reading with a pretrained rank reader and a count-keeping decision").
@@ -85,7 +87,11 @@ def _assign(found: Detections, boxes: np.ndarray) -> tuple[list[_Card], list[str
     order = boxes[np.argsort(-found.confidence[boxes])]
     by_class: dict[int, _Card] = {}
     problems = []
+    assigned: list[int] = []
     for box in order:
+        if _holds_a_read_index(found, assigned, box):
+            continue
+        assigned.append(box)
         ranked = np.argsort(-found.scores[box])
         first = int(ranked[0])
         owner = by_class.get(first)
@@ -103,6 +109,18 @@ def _assign(found: Detections, boxes: np.ndarray) -> tuple[list[_Card], list[str
                                 f"check the {CARD_CODES[free]}")
                 by_class[free] = _Card(free, [box], guessed=True)
     return list(by_class.values()), problems
+
+
+def _holds_a_read_index(found: Detections, assigned: list[int], box: int) -> bool:
+    """Whether ``box`` holds most of a box already read (or lies in one): the same index
+    boxed again with what surrounds it, say its pips."""
+    if not assigned:
+        return False
+    other = found.xyxy[assigned]
+    mine = found.xyxy[box]
+    inter = np.clip(np.minimum(other[:, 2:], mine[2:]) - np.maximum(other[:, :2], mine[:2]), 0, None).prod(axis=1)
+    smaller = np.minimum((other[:, 2:] - other[:, :2]).prod(axis=1), (mine[2:] - mine[:2]).prod())
+    return bool((inter >= CONTAINED * np.maximum(smaller, 1e-9)).any())
 
 
 def _keep_at_most(cards: list[_Card], found: Detections, expected: int) -> None:

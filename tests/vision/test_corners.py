@@ -83,6 +83,14 @@ def test_a_box_overlapping_a_read_index_is_that_index_again_not_another_card():
     assert [(c.card, c.unsure) for c in cards] == [("5S", False)] and problems == []
 
 
+def test_a_box_holding_a_read_index_and_its_pips_is_no_card():
+    # The 7 of a gold-on-black deck boxed alone (7H) and again with the pips beside it (TH).
+    index = (100, 100, {"7H": 0.9})
+    found = Detections(np.array([[80, 80, 120, 120], [78, 78, 260, 240]], float),
+                       detections(index, (0, 0, {"TH": 0.82})).scores)
+    assert codes(found) == ["7H"]
+
+
 def test_a_second_reading_that_makes_no_card_is_no_problem():
     # The second 7H has no other card to be: one 7H is read, and nothing says two were seen.
     found = detections((100, 100, {"7H": 0.9}), (130, 100, {"7H": 0.8}))
