@@ -14,7 +14,9 @@ the commonest error seen). The decision here:
    cards on the real training photos.
 3. When more cards were read than the photo is known to hold, the likeliest flips are merged:
    two cards of the same rank whose corners lie as far apart as a card's opposite corners.
-   Without a known count nothing is merged: in a photo of many cards (a spread, a table),
+   Without a known count only a lone flip is merged: two cards of one rank and colour, the
+   only two read (a card photographed alone; real phone photos of single cards came back
+   with a phantom second card). Otherwise nothing is merged without a count: in a photo of many cards (a spread, a table),
    same-rank neighbours often lie that far apart, and merging them lost real cards (on the
    real validation photos' crowded desk, 0.50 of the cards read with a default limit of six,
    0.58 without; no set read less precisely for it).
@@ -43,6 +45,7 @@ from cribcam.vision.reading import SeenCard
 CORNER_PAIR_SPAN = (3.0, 12.0)
 # Boxes whose centres lie closer than one box size overlap: they hold the same printed index.
 SAME_INDEX_SPAN = 1.0
+RED_SUITS = "DH"
 CONTAINED = 0.8  # of the smaller box's area inside the other: one box holds the other
 CLASS_FLOOR = 0.05  # a card with a lower score in a box gets no vote from it
 # A card read with a lower probability is marked unsure (chosen on the real training photos;
@@ -74,6 +77,8 @@ def cards_from_corners(found: Detections, conf: float = 0.25, expected: int | No
     """
     strong = np.flatnonzero(found.confidence >= conf)
     cards, problems = _assign(found, strong)
+    if expected is None and len(cards) == 2:
+        _merge_lone_flip(cards, found)
     if expected is not None:
         _keep_at_most(cards, found, expected)
         if index_like is not None:
@@ -129,18 +134,32 @@ def _keep_at_most(cards: list[_Card], found: Detections, expected: int) -> None:
     while len(cards) > expected:
         pair = _likeliest_flip(cards, found)
         if pair is not None:
-            keep, drop = pair
-            keep.boxes += drop.boxes
-            keep.class_id = _best_card(found, keep.boxes, same_rank_as=keep.class_id)
-        else:
-            drop = min(cards, key=lambda c: (not c.guessed, _evidence(found, c.boxes, c.class_id)))
-            partners = [c for c in cards if c is not drop and len(c.boxes) + len(drop.boxes) <= 4
-                        and all(_could_be_same_card(found, c.boxes, box) for box in drop.boxes)]
-            if partners:  # the nearest: a card's own corners lie closer than its neighbours'
-                nearest = min(partners, key=lambda c: np.mean([_span(found, a, b) for a in c.boxes
-                                                               for b in drop.boxes]))
-                nearest.boxes += drop.boxes
+            _merge(cards, found, *pair)
+            continue
+        drop = min(cards, key=lambda c: (not c.guessed, _evidence(found, c.boxes, c.class_id)))
+        partners = [c for c in cards if c is not drop and len(c.boxes) + len(drop.boxes) <= 4
+                    and all(_could_be_same_card(found, c.boxes, box) for box in drop.boxes)]
+        if partners:  # the nearest: a card's own corners lie closer than its neighbours'
+            nearest = min(partners, key=lambda c: np.mean([_span(found, a, b) for a in c.boxes
+                                                           for b in drop.boxes]))
+            nearest.boxes += drop.boxes
         cards.remove(drop)
+
+
+def _merge_lone_flip(cards: list[_Card], found: Detections) -> None:
+    """Merges the only two cards read when they are of one rank and colour and lie a card's
+    corners apart: one card photographed alone whose corners disagree on the suit (spades
+    and clubs, hearts and diamonds are the flips seen), not a pair laid corner to corner."""
+    pair = _likeliest_flip(cards, found)
+    if pair is not None and len({CARD_CODES[card.class_id][1] in RED_SUITS for card in pair}) == 1:
+        _merge(cards, found, *pair)
+
+
+def _merge(cards: list[_Card], found: Detections, keep: _Card, drop: _Card) -> None:
+    """Makes two cards one: ``keep``, its suit the one with the most evidence on all corners."""
+    keep.boxes += drop.boxes
+    keep.class_id = _best_card(found, keep.boxes, same_rank_as=keep.class_id)
+    cards.remove(drop)
 
 
 def _fill(cards: list[_Card], found: Detections, expected: int, candidates: np.ndarray) -> None:

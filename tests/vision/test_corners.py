@@ -47,6 +47,15 @@ def test_a_flipped_suit_on_the_far_corner_is_resolved_when_the_hand_is_full():
     assert "TS" in codes(found)
 
 
+def test_a_card_alone_whose_corners_disagree_on_the_suit_is_one_card():
+    # Photographed alone, no count given: KS on one corner, KC (less sure) on the other.
+    found = detections((100, 100, {"KS": 0.95}), (250, 320, {"KC": 0.6, "KS": 0.3}))
+    assert codes(found) == ["KS"]
+    # Of two colours they are two cards, and among other cards a pair is left alone.
+    assert sorted(codes(detections(*card(100, 100, "KS", 0.95, other="KH")))) == ["KH", "KS"]
+    assert "KC" in codes(detections(*card(100, 100, "KS", 0.95, other="KC"), *card(400, 100, "5H")))
+
+
 def test_a_real_pair_of_same_rank_is_kept():
     found = detections(*card(100, 100, "TD"), *card(400, 100, "TS"), *card(700, 100, "5C"),
                        *card(1000, 100, "6C"), *card(1300, 100, "7C"))
