@@ -48,7 +48,6 @@ def test_the_converted_model_reads_a_line_as_onnxruntime_does(bundled):
     assert np.abs(got - expected).max() < 1e-4
 
 
-@pytest.mark.slow
 def test_a_few_steps_export_a_model_the_rank_reader_loads(bundled, tmp_path):
     model, names = finetune.torch_recognizer(bundled)
     chosen = finetune.trainable(model)

@@ -1,0 +1,114 @@
+"""Rank accuracy on ground-truth index boxes: the text recognizer alone, and with the classifier.
+
+Reads every labelled index box of the real validation photos and of the held-out designs'
+scenes (the finder left out, so that only the reading of a box is measured) with:
+
+* the classifier alone (``IndexClassifier``, ranks summed over suits);
+* the recognizer alone (``RankReader``: the likeliest of the 13 rank strings; a box too small
+  to cut a line from counts as wrong);
+* the two combined as the reader combines them (``with_rank_opinion``), rank and card;
+
+once with the bundled recognizer (zero-shot) and once with ``--model`` (a fine-tuned one,
+``cribcam.training.rank_reader``). Nothing here chooses anything: these sets are for measuring.
+
+Run: python bench/rank_reader_boxes.py --model runs/rank_reader/rank_reader.onnx
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from cribcam.scoring.cards import CARD_CODES, RANKS
+from cribcam.vision.classifier import IndexClassifier
+from cribcam.vision.models import CLASSIFIER_FILE, MODELS_DIR, RANK_READER_FILE
+from cribcam.vision.rank_reader import RankReader, with_rank_opinion
+
+REPO = MODELS_DIR.parent
+SETS = {
+    "real-val": (REPO / "datasets/build/real/images/val", REPO / "datasets/build/real/labels-val.json"),
+    "heldout": (REPO / "datasets/build/heldout/images/test", REPO / "datasets/build/heldout/labels-test.json"),
+}
+
+
+def read_set(images: Path, labels: dict, classifier: IndexClassifier, readers: dict, limit: int | None = None):
+    """Per box: the true card, the classifier's (53) probabilities, and each reader's (13)
+    rank log-likelihoods."""
+    truth, probabilities, likelihoods = [], [], {name: [] for name in readers}
+    seconds = {name: 0.0 for name in readers}
+    for name in sorted(labels)[:limit]:
+        image = cv2.imread(str(images / name))
+        cards = [c for c in labels[name]["cards"] if c.get("box") is not None]
+        if image is None or not cards:
+            continue
+        boxes = np.array([c["box"] for c in cards], np.float64)
+        truth += [c["card"] for c in cards]
+        probabilities.append(classifier(image, boxes))
+        for reader_name, reader in readers.items():
+            started = time.perf_counter()
+            likelihoods[reader_name].append(reader(image, boxes))
+            seconds[reader_name] += time.perf_counter() - started
+    return (truth, np.concatenate(probabilities), {k: np.concatenate(v) for k, v in likelihoods.items()}, seconds)
+
+
+def measure(truth: list[str], probabilities: np.ndarray, likelihoods: np.ndarray) -> dict:
+    """Rank accuracy of the recognizer alone and combined, and card accuracy combined."""
+    ranks = np.array([RANKS.index(card[0]) for card in truth])
+    cards = np.array([CARD_CODES.index(card) for card in truth])
+    alone = np.where(np.isfinite(likelihoods).all(axis=1), likelihoods.argmax(axis=1), -1)
+    combined = with_rank_opinion(probabilities, lambda asked: likelihoods[asked])
+    return {"recognizer_rank": float((alone == ranks).mean()),
+            "combined_rank": float((_ranks(combined) == ranks).mean()),
+            "combined_card": float((combined[:, :52].argmax(axis=1) == cards).mean())}
+
+
+def _ranks(probabilities: np.ndarray) -> np.ndarray:
+    """The likeliest rank of each box: card probabilities summed over suits (rank fastest)."""
+    return probabilities[:, :52].reshape(-1, 4, 13).sum(axis=1).argmax(axis=1)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--model", required=True, help="the rank reader ONNX to compare with the bundled one")
+    parser.add_argument("--classifier", default=str(MODELS_DIR / CLASSIFIER_FILE))
+    parser.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--limit", type=int, default=None, help="only the first N images of each set (a quick check)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+
+    classifier = IndexClassifier(Path(args.classifier), threads=args.threads)
+    readers = {"zero-shot": RankReader(MODELS_DIR / RANK_READER_FILE, threads=args.threads),
+               "fine-tuned": RankReader(Path(args.model), threads=args.threads)}
+    results = {}
+    for set_name in args.sets:
+        images, labels_path = SETS[set_name]
+        truth, probabilities, likelihoods, seconds = read_set(images, json.loads(labels_path.read_text()),
+                                                              classifier, readers, args.limit)
+        ranks = np.array([RANKS.index(card[0]) for card in truth])
+        cards = np.array([CARD_CODES.index(card) for card in truth])
+        results[set_name] = {"boxes": len(truth),
+                             "classifier_rank": float((_ranks(probabilities) == ranks).mean()),
+                             "classifier_card": float((probabilities[:, :52].argmax(axis=1) == cards).mean())}
+        for reader_name in readers:
+            results[set_name][reader_name] = measure(truth, probabilities, likelihoods[reader_name])
+            results[set_name][reader_name]["ms_per_box"] = 1000 * seconds[reader_name] / max(1, len(truth))
+    if args.json:
+        print(json.dumps(results, indent=1))
+        return
+    for set_name, result in results.items():
+        print(f"{set_name}: {result['boxes']} boxes; classifier alone: rank {result['classifier_rank']:.4f}, "
+              f"card {result['classifier_card']:.4f}")
+        for reader_name in readers:
+            r = result[reader_name]
+            print(f"  {reader_name:10s} recognizer rank {r['recognizer_rank']:.4f} | combined rank "
+                  f"{r['combined_rank']:.4f} card {r['combined_card']:.4f} | {r['ms_per_box']:.0f} ms a box")
+
+
+if __name__ == "__main__":
+    main()
