@@ -144,9 +144,10 @@ def test_a_deck_lettered_differently_taught_from_two_suits_reads_the_other_two(s
         image, _ = layout.render_layout(decks[0], suit, seed=100 + k)
         for which, reader in (("bundled", bundled), ("taught", taught)):
             read[which] += len(set(reader.read(image).codes) & set(lettered))
-    # Measured at this size: 4 -> 8 of 8 (bench/bench_teach.py --only lettered: more layouts);
-    # the taught heads alone, without the deck's texts, read about 0.6 of them.
-    assert read["bundled"] <= 5 and read["taught"] >= 7, read
+    # Measured at this size: 6 -> 8 of 8 with the fine-tuned rank reader (4 -> 8 zero-shot;
+    # bench/bench_teach.py --only lettered: more layouts); the taught heads alone, without the
+    # deck's texts, read about 0.6 of them.
+    assert read["taught"] >= 7 and read["taught"] > read["bundled"], read
 
 
 def test_a_deck_name_is_taught_once(taught, shipped_models, monkeypatch):
