@@ -27,7 +27,6 @@ from pathlib import Path
 
 from cribcam.scoring.cards import RANKS
 from cribcam.vision.models import CLASSIFIER_FILE
-from cribcam.vision.rank_reader import RANK_TEXTS
 
 # How the photos of a deck lie for teaching without typing (`cribcam teach --order suits-in-rows`).
 LAYOUT = ("one suit per photo, clubs, diamonds, hearts, spades (or the suits named); in each "
@@ -76,6 +75,8 @@ def lettering(rank_texts: dict[str, str] | None) -> str:
     (``deck.json``): the player sees what was learnt, and that a letter shown on one suit is
     read on every suit. It is what the text recognizer reads, which is usually what the deck
     prints: an unusual Q may read as "0"."""
+    from cribcam.vision.rank_reader import RANK_TEXTS  # here: listing decks (every command's --deck) needs no OpenCV
+
     texts = rank_texts or {}
     own = [f"{texts[rank]} for the {RANK_NAMES[rank]}" for rank, standard in zip(RANKS, RANK_TEXTS)
            if texts.get(rank, standard) != standard]
