@@ -4,7 +4,7 @@ Zero-shot, PP-OCRv6 small reads the real index crops' ranks at about 0.9: it rea
 6, 8 or 10, a 7 as a 2, and tiny or tilted indices poorly. Here it is taught on index boxes
 of the training data only (real training photos, synthetic scenes of the training designs,
 plain font decks), with exactly the decision the reader takes at run time as the loss: the
-box is cut into lines (``vision.rank_reader._lines``), each of the 13 rank strings is scored
+box is cut into lines (``vision.rank_reader.index_lines``), each of the 13 rank strings is scored
 per line with CTC, the best line per rank is kept, and the 13 scores are a softmax over ranks.
 
 The ONNX file is converted to torch with onnx2torch (its three ``SAME_UPPER`` pads made
@@ -34,7 +34,7 @@ import numpy as np
 
 from cribcam.scoring.cards import RANKS
 from cribcam.vision.models import MODELS_DIR, RANK_READER_FILE
-from cribcam.vision.rank_reader import HEIGHT, RANK_TEXTS, RankReader, _lines
+from cribcam.vision.rank_reader import HEIGHT, RANK_TEXTS, RankReader, index_lines
 
 REPO = MODELS_DIR.parent
 RUN_DIR = REPO / "runs" / "rank_reader"
@@ -324,7 +324,7 @@ def line_batch(images_and_boxes) -> tuple[np.ndarray, np.ndarray]:
     ``RankReader`` uses: 0 is mid-grey), and the example each line belongs to."""
     lines, owners = [], []
     for i, (image, box) in enumerate(images_and_boxes):
-        for line in _lines(image, box):
+        for line in index_lines(image, box):
             lines.append(line)
             owners.append(i)
     width = max([line.shape[1] for line in lines] + [8])

@@ -136,7 +136,7 @@ class RankReader:
         """
         lines, owners = [], []
         for i, box in enumerate(boxes):
-            for line in _lines(image, box):
+            for line in index_lines(image, box):
                 lines.append(line)
                 owners.append(i)
         if not lines:
@@ -168,8 +168,9 @@ class RankReader:
         return self.session.run(None, {self.input_name: batch})[0]
 
 
-def _lines(image: np.ndarray, box) -> list[np.ndarray]:
-    """The BGR line images one index box is read as."""
+def index_lines(image: np.ndarray, box) -> list[np.ndarray]:
+    """The BGR line images one index box is read as (``RankReader.read_lines``); the rank
+    reader's fine-tune trains on the same cuts (``cribcam.training.rank_reader``)."""
     x1, y1, x2, y2 = (float(v) for v in box)
     pad = MARGIN * max(x2 - x1, y2 - y1)
     height, width = image.shape[:2]

@@ -12,7 +12,7 @@ import torch  # noqa: E402
 from cribcam.scoring.cards import RANKS  # noqa: E402
 from cribcam.training import rank_reader as finetune  # noqa: E402
 from cribcam.vision.models import onnx_session, rank_reader_file  # noqa: E402
-from cribcam.vision.rank_reader import RANK_TEXTS, RankReader, _lines  # noqa: E402
+from cribcam.vision.rank_reader import RANK_TEXTS, RankReader, index_lines  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +38,7 @@ def corner(text: str) -> finetune.Example:
 def test_the_converted_model_reads_a_line_as_onnxruntime_does(bundled):
     model, _ = finetune.torch_recognizer(bundled)
     example = corner("Q")
-    line = _lines(example.image, example.box)[0]
+    line = index_lines(example.image, example.box)[0]
     x = (line.transpose(2, 0, 1)[None] / 127.5 - 1.0).astype(np.float32)
     session = onnx_session(bundled, 2)
     expected = session.run(None, {session.get_inputs()[0].name: x})[0]
