@@ -15,6 +15,8 @@ from cribcam.live import desktop
 from cribcam.live.lock import HandLock
 from cribcam.vision.reading import Reading, SeenCard
 
+from processes import stop_with_ctrl_c
+
 COUNT_OPTIONS = {"starter": None, "crib": False, "claim": None, "variant": "six-card"}
 
 
@@ -151,7 +153,6 @@ def test_no_window_and_no_browser_is_tried_without_a_display(monkeypatch):
 
 def test_cribcam_live_serves_the_live_page_and_opens_it_in_the_browser(tmp_path):
     import os
-    import signal
 
     opened = tmp_path / "opened.txt"
     browser = tmp_path / "browser.py"  # a browser that loads the page and notes what it got
@@ -177,10 +178,5 @@ def test_cribcam_live_serves_the_live_page_and_opens_it_in_the_browser(tmp_path)
             subprocess.run(["sleep", "0.1"])
         assert opened.read_text() == f"{url}live 200 True"
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            assert process.wait(timeout=20) == 0
-        finally:
-            process.kill()
-            _, err = process.communicate()
+        err = stop_with_ctrl_c(process)
     assert "--crib: chosen on the live page itself" in err and "Traceback" not in err

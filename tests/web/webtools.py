@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import sys
 import threading
@@ -15,6 +14,8 @@ import numpy as np
 
 from cribcam.vision.reading import Reading, SeenCard
 from cribcam.web.server import make_server, server_url
+
+from processes import stop_with_ctrl_c
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "photos"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -93,9 +94,4 @@ def serving(*args: str):
     try:
         yield process
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            assert process.wait(timeout=20) == 0
-        finally:
-            process.kill()
-            process.communicate()
+        stop_with_ctrl_c(process)
