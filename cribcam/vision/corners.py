@@ -16,10 +16,10 @@ the commonest error seen). The decision here:
    two cards of the same rank whose corners lie as far apart as a card's opposite corners.
    Without a known count only a lone flip is merged: two cards of one rank and colour, the
    only two read (a card photographed alone; real phone photos of single cards came back
-   with a phantom second card). Otherwise nothing is merged without a count: in a photo of many cards (a spread, a table),
-   same-rank neighbours often lie that far apart, and merging them lost real cards (on the
-   real validation photos' crowded desk, 0.50 of the cards read with a default limit of six,
-   0.58 without; no set read less precisely for it).
+   with a phantom second card). Otherwise nothing is merged without a count: in a photo of
+   many cards (a spread, a table), same-rank neighbours often lie that far apart, and
+   merging them lost real cards (on the real validation photos' crowded desk, 0.50 of the
+   cards read with a default limit of six, 0.58 without; no set read less precisely for it).
 4. The count is kept: with the number of cards known, never more cards than that. A card
    still too many gives its corners to a card it can be another corner of, or goes, the
    least supported first; too few, and the likeliest index no card claimed is read as the
@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cribcam.scoring.cards import CARD_CODES
-from cribcam.vision.detections import Detections
+from cribcam.scoring.cards import CARD_CODES, RED_SUITS
+from cribcam.vision.detections import Detections, overlap_of_smaller
 from cribcam.vision.reading import SeenCard
 
 # Opposite corners of one card lie this many index-box sizes apart (centre to centre); two
@@ -45,7 +45,6 @@ from cribcam.vision.reading import SeenCard
 CORNER_PAIR_SPAN = (3.0, 12.0)
 # Boxes whose centres lie closer than one box size overlap: they hold the same printed index.
 SAME_INDEX_SPAN = 1.0
-RED_SUITS = "DH"
 CONTAINED = 0.8  # of the smaller box's area inside the other: one box holds the other
 CLASS_FLOOR = 0.05  # a card with a lower score in a box gets no vote from it
 # A card read with a lower probability is marked unsure (chosen on the real training photos;
@@ -119,13 +118,7 @@ def _assign(found: Detections, boxes: np.ndarray) -> tuple[list[_Card], list[str
 def _holds_a_read_index(found: Detections, assigned: list[int], box: int) -> bool:
     """Whether ``box`` holds most of a box already read (or lies in one): the same index
     boxed again with what surrounds it, say its pips."""
-    if not assigned:
-        return False
-    other = found.xyxy[assigned]
-    mine = found.xyxy[box]
-    inter = np.clip(np.minimum(other[:, 2:], mine[2:]) - np.maximum(other[:, :2], mine[:2]), 0, None).prod(axis=1)
-    smaller = np.minimum((other[:, 2:] - other[:, :2]).prod(axis=1), (mine[2:] - mine[:2]).prod())
-    return bool((inter >= CONTAINED * np.maximum(smaller, 1e-9)).any())
+    return bool(assigned) and bool((overlap_of_smaller(found.xyxy[[box]], found.xyxy[assigned]) >= CONTAINED).any())
 
 
 def _keep_at_most(cards: list[_Card], found: Detections, expected: int) -> None:

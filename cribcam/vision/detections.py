@@ -89,12 +89,23 @@ class Detections:
 
 def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """IoU between every box in ``a`` (n, 4) and every box in ``b`` (m, 4)."""
+    inter, area_a, area_b = _intersections(a, b)
+    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+
+
+def overlap_of_smaller(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The share of the smaller box's area that lies in the other, for every box in ``a``
+    (n, 4) and every box in ``b`` (m, 4): 1 when one box holds the other."""
+    inter, area_a, area_b = _intersections(a, b)
+    return inter / np.maximum(np.minimum(area_a[:, None], area_b[None, :]), 1e-9)
+
+
+def _intersections(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The (n, m) intersection areas of the boxes of ``a`` and ``b``, and their own areas."""
     top_left = np.maximum(a[:, None, :2], b[None, :, :2])
     bottom_right = np.minimum(a[:, None, 2:], b[None, :, 2:])
     inter = np.clip(bottom_right - top_left, 0, None).prod(axis=2)
-    area_a = (a[:, 2:] - a[:, :2]).prod(axis=1)
-    area_b = (b[:, 2:] - b[:, :2]).prod(axis=1)
-    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+    return inter, (a[:, 2:] - a[:, :2]).prod(axis=1), (b[:, 2:] - b[:, :2]).prod(axis=1)
 
 
 def holds(boxes: np.ndarray, point: np.ndarray) -> np.ndarray:
