@@ -46,7 +46,7 @@ def run(args) -> int:
         print(json.dumps({"folder": str(decks_dir()), "decks": [
             {"name": d.name, "folder": str(d.folder), "taught": d.record.get("taught"),
              "cards": len(d.record.get("cards", [])), "checks": d.record.get("checks"),
-             "rank_texts": d.record.get("rank_texts"), "lettering": lettering(d.record.get("rank_texts"))}
+             "rank_texts": d.record.get("rank_texts"), "lettering": lettering(d.record)}
             for d in decks]}))
         return 0
     if not decks:
@@ -55,5 +55,5 @@ def run(args) -> int:
     for deck in decks:
         cards = len(deck.record.get("cards", []))
         print(f"{deck.name:<24} taught {deck.record.get('taught', '?')}, {cards} of 52 cards  {deck.folder}")
-        print(f"{'':<24} {lettering(deck.record.get('rank_texts'))}")
+        print(f"{'':<24} {lettering(deck.record)}")
     return 0

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from cribcam.datagen.decks import Deck
-from cribcam.scoring.cards import CARD_CODES
+from cribcam.scoring.cards import CARD_CODES, RED_SUITS
 
 FONT_ROOT = Path("/usr/share/fonts")
 WIDTH, HEIGHT = 240, 336  # the rendered size of the Debian decks
@@ -136,7 +136,7 @@ def _face(code: str, style: dict) -> tuple[np.ndarray, list[tuple[float, float, 
     for cx, cy in ((12, 12), (WIDTH - 13, 12), (12, HEIGHT - 13), (WIDTH - 13, HEIGHT - 13)):
         cv2.circle(alpha, (cx, cy), 12, 255, -1)
     face[..., 3] = alpha
-    ink = np.array(style["red"] if code[1] in "HD" else style["black"], np.float32)
+    ink = np.array(style["red"] if code[1] in RED_SUITS else style["black"], np.float32)
     index = _index(code, style)
     h, w = index.shape
     mx, my = style["margin"]

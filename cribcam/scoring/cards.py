@@ -18,6 +18,8 @@ SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 RANK_NAMES = dict(zip(RANKS, ["ace", "two", "three", "four", "five", "six", "seven", "eight",
                               "nine", "ten", "jack", "queen", "king"]))
 JACK = RANKS.index("J") + 1
+RANK_TEXTS = tuple("10" if rank == "T" else rank for rank in RANKS)  # what most decks print for each rank
+RED_SUITS = "DH"
 
 # The 52 card codes in the classifier's order: suit-major, ace to king.
 CARD_CODES = [rank + suit for suit in SUITS for rank in RANKS]

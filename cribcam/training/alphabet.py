@@ -49,7 +49,8 @@ def learn_texts(reader: RankReader, photos: Path, labels: dict) -> tuple[str, ..
     for rank, boxes in shown.items():
         log_probs, owners = _read(reader, photos, boxes)
         standard = RANK_TEXTS[RANKS.index(rank)]
-        spelt = Counter(s for s in reader.spell(log_probs) if 0 < len(s) <= LONGEST and all(map(_printed_on_cards, s)))
+        spelt = Counter(s for s in reader.spell(log_probs)
+                        if 0 < len(s) <= LONGEST and all(map(_printed_on_cards, s)))
         candidates = list(dict.fromkeys([standard, *(s for s, _ in spelt.most_common(SPELLINGS))]))
         scores = reader.likelihoods(log_probs, owners, len(boxes), reader.encode(candidates))
         readable = np.isfinite(scores).all(axis=1)
@@ -64,7 +65,9 @@ def _printed_on_cards(character: str) -> bool:
     """Whether a deck may print this character in an index: a digit, or a Latin or Cyrillic
     letter (the recognizer also knows thousands of CJK characters, which no deck letters its
     ranks with but which an unusual Q was read as)."""
-    return character.isdigit() or (character.isalpha() and unicodedata.name(character, "").startswith(("LATIN", "CYRILLIC")))
+    if character.isdigit():
+        return True
+    return character.isalpha() and unicodedata.name(character, "").startswith(("LATIN", "CYRILLIC"))
 
 
 def _read(reader: RankReader, photos: Path, boxes: list) -> tuple[np.ndarray, np.ndarray]:

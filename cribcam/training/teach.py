@@ -330,7 +330,7 @@ def _accuracy_on_photos(classifier, photos: Path, boxes: list[tuple[str, list, s
 def taught_sentences(record: dict) -> list[str]:
     """What a deck's teaching found, in words for the player: the deck's lettering, then the
     checks after teaching (``deck.json``'s record)."""
-    return [lettering(record.get("rank_texts")), *check_sentences(record["checks"])]
+    return [lettering(record), *check_sentences(record["checks"])]
 
 
 def check_sentences(checks: dict) -> list[str]:

@@ -25,7 +25,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from cribcam.scoring.cards import RANKS
+from cribcam.scoring.cards import RANK_NAMES, RANK_TEXTS, RANKS
 from cribcam.vision.models import CLASSIFIER_FILE
 
 # How the photos of a deck lie for teaching without typing (`cribcam teach --order suits-in-rows`).
@@ -43,10 +43,6 @@ NAME_RULE = "1 to 40 letters, digits, '-' or '_', starting with a letter or digi
 
 class DeckError(ValueError):
     """A deck name that cannot be one, or a deck that is not there; the message says which."""
-
-
-RANK_NAMES = dict(zip(RANKS, ["ace", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-                              "jack", "queen", "king"]))
 
 
 @dataclass(frozen=True)
@@ -69,15 +65,13 @@ class TaughtDeck:
         return self.folder / HEADS_FILE
 
 
-def lettering(rank_texts: dict[str, str] | None) -> str:
+def lettering(record: dict) -> str:
     """How a deck's ranks read where most decks' read otherwise, in words ("its indices read
     B for the jack, V for the queen, H for the king"), from the ``rank_texts`` teaching learnt
-    (``deck.json``): the player sees what was learnt, and that a letter shown on one suit is
-    read on every suit. It is what the text recognizer reads, which is usually what the deck
-    prints: an unusual Q may read as "0"."""
-    from cribcam.vision.rank_reader import RANK_TEXTS  # here: listing decks (every command's --deck) needs no OpenCV
-
-    texts = rank_texts or {}
+    (a deck's ``deck.json`` record): the player sees what was learnt, and that a letter shown
+    on one suit is read on every suit. It is what the text recognizer reads, which is usually
+    what the deck prints: an unusual Q may read as "0"."""
+    texts = record.get("rank_texts") or {}
     own = [f"{texts[rank]} for the {RANK_NAMES[rank]}" for rank, standard in zip(RANKS, RANK_TEXTS)
            if texts.get(rank, standard) != standard]
     if not own:

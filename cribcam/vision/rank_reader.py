@@ -23,10 +23,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from cribcam.scoring.cards import RANKS
+from cribcam.scoring.cards import RANK_TEXTS, RANKS
 from cribcam.vision.models import onnx_session
 
-RANK_TEXTS = tuple("10" if rank == "T" else rank for rank in RANKS)
 HEIGHT = 48  # the recognizer's line height
 MAX_WIDTH = 144  # a line cut from one index is never wider than three times its height
 TOP_SHARE = 0.55  # the rank is printed in about the top half of an upright index box

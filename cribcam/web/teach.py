@@ -145,7 +145,7 @@ def decks():
     from cribcam.web import chosen_deck
 
     return jsonify(decks=[{"name": d.name, "cards": len(d.record.get("cards", [])), "taught": d.record.get("taught"),
-                           "lettering": lettering(d.record.get("rank_texts"))}
+                           "lettering": lettering(d.record)}
                           for d in list_decks()], chosen=chosen_deck())
 
 

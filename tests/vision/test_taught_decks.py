@@ -95,7 +95,7 @@ def test_a_deck_taught_by_an_older_cribcam_is_said_to_need_teaching_again(data):
 
 def test_a_deck_s_lettering_names_only_what_it_prints_otherwise():
     dutch = dict(zip("A23456789TJQK", ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "B", "V", "H"]))
-    assert lettering(dutch) == "its indices read 1 for the ace, B for the jack, V for the queen, H for the king: " \
+    assert lettering({"rank_texts": dutch}) == "its indices read 1 for the ace, B for the jack, V for the queen, H for the king: " \
                                "so read on every suit"
     standard = dict(zip("A23456789TJQK", ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]))
-    assert lettering(standard) == lettering(None) == "its indices read as most decks' do (A 2 3 4 5 6 7 8 9 10 J Q K)"
+    assert lettering({"rank_texts": standard}) == lettering({}) == "its indices read as most decks' do (A 2 3 4 5 6 7 8 9 10 J Q K)"
