@@ -274,7 +274,9 @@ def load_examples(seed: int, font_decks: int, hold_out: float, scenes: Path | No
     Only training data: the real photos' training part, a synthetic build of the training
     designs, font decks. The real validation photos and the held-out designs are never read.
     """
-    labels = json.loads((real / "labels-train.json").read_text())
+    from cribcam.vision.evaluate import load_labels
+
+    labels = load_labels(real / "labels-train.json")
     captures = json.loads((real / "captures.json").read_text())
     train, choose = split_captures(captures, labels, hold_out, seed)
     sources = {"real": labelled_examples(real / "images" / "train", labels, train),
@@ -284,7 +286,7 @@ def load_examples(seed: int, font_decks: int, hold_out: float, scenes: Path | No
         for part in ("train", "val"):  # both parts of a *training-designs* build
             path = scenes / f"labels-{part}.json"
             if path.is_file():
-                sources["scenes"] += labelled_examples(scenes / "images" / part, json.loads(path.read_text()))
+                sources["scenes"] += labelled_examples(scenes / "images" / part, load_labels(path))
     return sources
 
 
