@@ -8,7 +8,9 @@ candidates are the standard text and what the recognizer spells on that rank's i
 or two letters or digits), and the likeliest over all those indices is kept, unless it is another
 rank's standard text: no deck prints "9" on its sixes, but a 6 turned half round reads as a 9,
 and a rank learnt so is read as the other (kde-svg-ancient-egyptians, taught from two suits, had
-learnt "9" for the six and "6" for the nine).
+learnt "9" for the six and "6" for the nine). Another text must also read clearly better than the
+standard one (``MARGIN``): a deck that prints the standard J in an unusual face is otherwise told
+that "its indices read i for the jack".
 """
 
 from __future__ import annotations
@@ -26,6 +28,12 @@ from cribcam.vision.rank_reader import RANK_TEXTS, RankReader
 PER_RANK = 8  # indices of a rank read for its text: enough to outvote a misreading, and quick
 SPELLINGS = 3  # the commonest spellings of a rank's indices that are scored beside its standard text
 LONGEST = 2  # characters of a rank text ("10", "Kn")
+# A text other than the standard one is learnt only when it beats the standard text by this many
+# nats an index, on average. On rendered layouts of 31 decks (bench/alphabet_margins.py, 2026-11-25)
+# the ranks a deck truly letters otherwise ("B", "V", "H", "1", "D", "R", "Kn") beat the standard
+# text by 3.2 to 11.7 an index; misreadings of standard glyphs (gnome-bellot's J as "i",
+# kde-svg-ancient-egyptians' 6, 9 and Q, a 5 as "à") by 0.03 to 1.8.
+MARGIN = 2.5
 
 
 def learn_texts(reader: RankReader, photos: Path, labels: dict) -> tuple[str, ...]:
@@ -38,14 +46,31 @@ def learn_texts(reader: RankReader, photos: Path, labels: dict) -> tuple[str, ..
 
     Returns:
         Each rank's likeliest string over its indices; the standard text for a rank not shown,
-        and for ranks whose likeliest strings coincide (a deck prints one string for one rank).
+        for one whose likeliest string is not ``MARGIN`` better than its standard text, and for
+        ranks whose likeliest strings coincide (a deck prints one string for one rank).
+    """
+    texts = list(RANK_TEXTS)
+    for rank, (text, margin) in likeliest_texts(reader, photos, labels).items():
+        if text not in RANK_TEXTS and margin >= MARGIN:
+            texts[RANKS.index(rank)] = text
+    repeated = {t for t, n in Counter(texts).items() if n > 1}
+    return tuple(RANK_TEXTS[i] if t in repeated else t for i, t in enumerate(texts))
+
+
+def likeliest_texts(reader: RankReader, photos: Path, labels: dict) -> dict[str, tuple[str, float]]:
+    """For each rank shown (``RANKS`` letter), its likeliest text and by how much that beats
+    the standard text: the mean difference of their log-likelihoods over its indices (0 when
+    the standard text is the likeliest).
+
+    The candidates are the standard text and the commonest spellings of the rank's indices
+    (one or two letters or digits); ``PER_RANK`` indices of a rank are read.
     """
     shown: dict[str, list] = {}
     for image_name, entry in sorted(labels.items()):
         for label in entry["cards"]:
             if label.get("box") is not None and len(shown.setdefault(label["card"][0], [])) < PER_RANK:
                 shown[label["card"][0]].append((image_name, label["box"]))
-    texts = list(RANK_TEXTS)
+    likeliest = {}
     for rank, boxes in shown.items():
         log_probs, owners = _read(reader, photos, boxes)
         standard = RANK_TEXTS[RANKS.index(rank)]
@@ -55,10 +80,10 @@ def learn_texts(reader: RankReader, photos: Path, labels: dict) -> tuple[str, ..
         scores = reader.likelihoods(log_probs, owners, len(boxes), reader.encode(candidates))
         readable = np.isfinite(scores).all(axis=1)
         if readable.any():
-            best = candidates[int(scores[readable].sum(axis=0).argmax())]
-            texts[RANKS.index(rank)] = standard if best in RANK_TEXTS else best
-    repeated = {t for t, n in Counter(texts).items() if n > 1}
-    return tuple(RANK_TEXTS[i] if t in repeated else t for i, t in enumerate(texts))
+            per_index = scores[readable].mean(axis=0)
+            best = int(per_index.argmax())
+            likeliest[rank] = (candidates[best], float(per_index[best] - per_index[0]))
+    return likeliest
 
 
 def _printed_on_cards(character: str) -> bool:

@@ -59,3 +59,19 @@ def test_ranks_read_as_one_string_keep_their_standard_texts(rank_reader, tmp_pat
     labels["C.jpg"]["cards"] = [{**c, "card": c["card"].replace("Q", "J")} for c in labels["C.jpg"]["cards"]
                                 if c["card"][0] != "J"]
     assert learn_texts(rank_reader, tmp_path, labels) == RANK_TEXTS
+
+
+def test_a_standard_deck_misread_a_little_keeps_its_standard_texts(rank_reader, tmp_path):
+    from cribcam.datagen.decks import DeckArtError, load_decks
+    from cribcam.training.alphabet import MARGIN, likeliest_texts
+
+    try:
+        deck = next(d for d in load_decks(split="heldout", progress=False) if d.name == "gnome-bellot")
+    except DeckArtError as exc:
+        pytest.skip(f"deck art unavailable: {exc}")
+    labels = _shown(deck, "CDHS", tmp_path)
+    # The recognizer spells this deck's J as "i", a little likelier than "J": a misreading, not
+    # the deck's lettering, which the player would be told ("its indices read i for the jack").
+    text, margin = likeliest_texts(rank_reader, tmp_path, labels)["J"]
+    assert text != "J" and 0 < margin < MARGIN
+    assert learn_texts(rank_reader, tmp_path, labels) == RANK_TEXTS
