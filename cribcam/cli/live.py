@@ -100,7 +100,8 @@ def run(args) -> int:
     on_frame = None if args.headless else (
         lambda frame, reading, locked: desktop.show(frame, reading, locked, timer.tick()))
     fps = capture.get(cv2.CAP_PROP_FPS) or 30.0
-    hands = desktop.follow(desktop.frames(capture), read, lock, fps, options, on_frame)
+    summary = desktop.FollowSummary()
+    hands = desktop.follow(desktop.frames(capture), read, lock, fps, options, on_frame, summary)
     try:
         if args.out is None:
             for hand in hands:
@@ -115,6 +116,8 @@ def run(args) -> int:
         capture.release()
         if not args.headless:
             cv2.destroyAllWindows()
+    if args.video is not None:  # a camera is stopped by the player; a video ends, and says so
+        print(f"cribcam live: {args.video.name} ended: {summary.sentence()}", file=sys.stderr)
     return 0
 
 

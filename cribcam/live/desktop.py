@@ -36,6 +36,25 @@ class LockedHand:
         return json.dumps({"frame": self.frame, "seconds": round(self.seconds, 3), **self.report})
 
 
+@dataclass
+class FollowSummary:
+    """What following a source came to, for a word at its end: frames read, hands locked, and
+    the cards whose unsure readings last kept a hand from locking."""
+
+    frames: int = 0
+    hands: int = 0
+    held_back: tuple[str, ...] = ()
+
+    def sentence(self) -> str:
+        """"20 frames read, 2 hands locked", with why none locked when unsure cards kept it."""
+        said = f"{self.frames} frame{'s' if self.frames != 1 else ''} read, " \
+               f"{self.hands} hand{'s' if self.hands != 1 else ''} locked"
+        if self.hands == 0 and self.held_back:
+            said += (f": {', '.join(self.held_back)} read unsure in most frames kept the hand from locking "
+                     f"(more light, a sharper view or the card's whole corner in sight)")
+        return said
+
+
 def frames(capture: cv2.VideoCapture) -> Iterator[np.ndarray]:
     while True:
         ok, frame = capture.read()
@@ -46,8 +65,8 @@ def frames(capture: cv2.VideoCapture) -> Iterator[np.ndarray]:
 
 def follow(frame_source: Iterator[np.ndarray], read: Callable[[np.ndarray], Reading],
            lock: HandLock, fps: float, count_options: dict,
-           on_frame: Callable[[np.ndarray, Reading, dict | None], bool] | None = None
-           ) -> Iterator[LockedHand]:
+           on_frame: Callable[[np.ndarray, Reading, dict | None], bool] | None = None,
+           summary: FollowSummary | None = None) -> Iterator[LockedHand]:
     """Reads every frame and yields each new hand the lock settles on.
 
     Args:
@@ -58,12 +77,16 @@ def follow(frame_source: Iterator[np.ndarray], read: Callable[[np.ndarray], Read
         count_options: ``starter``, ``crib``, ``claim``, ``variant`` for the count.
         on_frame: called with each frame, its reading and the locked hand's report (or
             None while nothing is locked); returning False stops.
+        summary: kept up to date frame by frame, when given.
     """
     follower = Follower(lock)
     report: dict | None = None
     for index, frame in enumerate(frame_source):
         reading = read(frame)
         step = follower.update(reading)
+        if summary is not None:
+            summary.frames, summary.hands = index + 1, follower.hand
+            summary.held_back = step.unsure or summary.held_back
         if step.new_hand:
             report = reading_report(step.locked, **count_options)
             yield LockedHand(index, index / fps, report)

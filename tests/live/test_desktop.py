@@ -50,15 +50,38 @@ class TruthReader:
 def test_the_clip_followed_with_a_perfect_reader_locks_each_hand_in_order(clip):
     path, record = clip
     capture = cv2.VideoCapture(str(path))
+    summary = desktop.FollowSummary()
     try:
         hands = list(desktop.follow(desktop.frames(capture), TruthReader(record).read, HandLock(),
-                                    capture.get(cv2.CAP_PROP_FPS), COUNT_OPTIONS))
+                                    capture.get(cv2.CAP_PROP_FPS), COUNT_OPTIONS, summary=summary))
     finally:
         capture.release()
+    assert (summary.frames, summary.hands) == (record["frames"], len(record["hands"]))
+    assert summary.sentence() == f"{record['frames']} frames read, {len(record['hands'])} hands locked"
     # Each hand locks on its fifth still frame (5 of the last 8 agree), and only once.
     assert [hand.frame for hand in hands] == [h["first_frame"] + 4 for h in record["hands"]]
     assert [hand.seconds for hand in hands] == [(h["first_frame"] + 4) / 10 for h in record["hands"]]
     assert [hand.report["count"]["total"] for hand in hands] == [h["total"] for h in record["hands"]]
+
+
+def test_a_hand_read_unsure_never_locks_and_the_summary_says_which_cards(clip):
+    path, record = clip
+    hand = record["hands"][0]["hand"] + [record["hands"][0]["starter"]]
+
+    def read(image) -> Reading:  # the same hand every frame, its first two cards unsure
+        cards = tuple(SeenCard(code, 0.3 if i < 2 else 0.9, ((10.0 * i, 10.0, 10.0 * i + 8, 20.0),), unsure=i < 2)
+                      for i, code in enumerate(hand))
+        return Reading(cards, None, (), image.shape[1], image.shape[0])
+
+    capture = cv2.VideoCapture(str(path))
+    summary = desktop.FollowSummary()
+    try:
+        hands = list(desktop.follow(desktop.frames(capture), read, HandLock(), 10.0, COUNT_OPTIONS, summary=summary))
+    finally:
+        capture.release()
+    assert hands == [] and summary.hands == 0
+    assert summary.held_back == tuple(sorted(hand[:2]))
+    assert f"{', '.join(sorted(hand[:2]))} read unsure in most frames kept the hand from locking" in summary.sentence()
 
 
 def test_cribcam_live_headless_runs_a_clip_through_a_real_model(heldout_decks, reader_models, tmp_path):
@@ -70,6 +93,7 @@ def test_cribcam_live_headless_runs_a_clip_through_a_real_model(heldout_decks, r
     result = live("--video", str(path), "--headless", "--out", str(out), "--model", str(reader_models))
     assert result.returncode == 0, result.stderr
     assert out.is_file() and "Traceback" not in result.stderr
+    assert f"short.y4m ended: {record['frames']} frames read" in result.stderr
     for line in out.read_text().splitlines():  # the tiny model may lock onto nothing at all
         locked = json.loads(line)
         assert {"frame", "seconds", "cards", "starter", "problems", "count"} <= set(locked)
