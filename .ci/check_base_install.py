@@ -2,7 +2,7 @@
 
 Runs the quick start's launcher, ``bin/cribcam``, with its environment in ``.ci/base-venv``
 (made afresh whenever pyproject.toml changes) and checks that ``cribcam count``, ``cribcam
-serve`` and ``cribcam read`` work there, and that ``cribcam teach`` teaches a deck from a few
+serve``, ``cribcam read`` and ``cribcam live`` (a short video, headless) work there, and that ``cribcam teach`` teaches a deck from a few
 of the shared real photos (one of them named without a box) with no torch in the environment,
 which ``cribcam read --deck`` then reads with. A runtime module that imports what only an
 extra installs fails here, whatever the test environment holds. Exits 1 saying what went
@@ -102,6 +102,27 @@ def check_read() -> str:
     raise CheckFailed(f"cribcam read exited {result.returncode}:\n{result.stdout}{result.stderr}")
 
 
+def check_live() -> str:
+    """Follows a short video of the test photo headless, as the base install's OpenCV can."""
+    python = ROOT / ".ci" / "base-venv" / "bin" / "python"
+    with tempfile.TemporaryDirectory(prefix="base-live-") as work:
+        clip = Path(work) / "still.avi"
+        written = subprocess.run([str(python), "-c", "import cv2, sys; image = cv2.imread(sys.argv[1]); "
+                                  "out = cv2.VideoWriter(sys.argv[2], cv2.VideoWriter_fourcc(*'MJPG'), 10, "
+                                  "(image.shape[1], image.shape[0])); [out.write(image) for _ in range(12)]; "
+                                  "out.release()", PHOTO, str(clip)], capture_output=True, text=True)
+        if written.returncode != 0 or not clip.is_file():
+            raise CheckFailed(f"could not write a test video with the base install's OpenCV:\n{written.stderr}")
+        result = cribcam("live", "--video", str(clip), "--headless", "--out", "-")
+    expect_no_crash("cribcam live", result.stderr)
+    if result.returncode == 2 and NO_MODEL in result.stderr:
+        return "live says no model is installed"
+    ended = re.search(r"ended: (12 frames read[^:\n]*)", result.stderr)
+    if result.returncode != 0 or not ended:
+        raise CheckFailed(f"cribcam live exited {result.returncode}:\n{result.stdout}{result.stderr}")
+    return f"follows a video ({ended.group(1)})"
+
+
 def check_teach() -> str:
     """Teaches a deck with the base install alone (torch must not be there), then reads with it."""
     python = ROOT / ".ci" / "base-venv" / "bin" / "python"
@@ -142,7 +163,7 @@ def main() -> int:
         print("base install: installing the base package failed", file=sys.stderr)
         return 1
     try:
-        said = [check() for check in (check_count, check_serve, check_read, check_teach)]
+        said = [check() for check in (check_count, check_serve, check_read, check_live, check_teach)]
     except CheckFailed as exc:
         print(f"base install: {exc}", file=sys.stderr)
         return 1
