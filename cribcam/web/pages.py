@@ -7,6 +7,7 @@ from flask import Blueprint, current_app, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from cribcam.scoring import rules
+from cribcam.scoring.muggins import MAX_CLAIM
 
 bp = Blueprint("pages", __name__)
 
@@ -15,7 +16,7 @@ def render_page(template: str) -> str:
     """Renders a page that extends ``_page.html`` with what its counting panels need."""
     return render_template(
         template, variants=list(rules.VARIANTS), default_variant=rules.DEFAULT_VARIANT,
-        max_upload=current_app.config["MAX_CONTENT_LENGTH"])
+        max_upload=current_app.config["MAX_CONTENT_LENGTH"], max_claim=MAX_CLAIM)
 
 
 @bp.get("/")

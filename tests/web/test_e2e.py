@@ -259,6 +259,19 @@ def test_muggins_checker_says_correct_muggins_or_overclaimed(open_page):
     tab.shot("04-overclaim-desktop")
 
 
+def test_an_impossible_claim_counting_it_yourself_is_judged_not_refused(open_page):
+    # The claim box once allowed 29 at most: in practice mode, where only Check judges, the
+    # browser refused 30 with its own bubble and the page said nothing.
+    page = open_page().page
+    page.check("#practice")
+    type_cards(page, "5H 5C 5S JD 5D")
+    claim(page, 30)
+    expect(page.locator("#verdict")).to_have_attribute("data-verdict", "overclaim")
+    expect(page.locator("#verdict")).to_contain_text("Over-claimed by 1")
+    claim(page, 1001)  # beyond what the server takes: the page's own message, from the same bound
+    expect(page.locator("#count-error")).to_contain_text("Enter the points claimed as a whole number")
+
+
 def test_count_it_yourself_first_hides_the_count_until_a_claim(open_page):
     tab = open_page()
     page = tab.page

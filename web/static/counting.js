@@ -12,7 +12,6 @@ const RANK_NAMES = {
 };
 const KIND_NAMES = { fifteen: "Fifteen", pair: "Pair", run: "Run", flush: "Flush", nobs: "His nobs" };
 const VERDICT_TITLES = { correct: "Correct", muggins: "Muggins!", overclaim: "Over-claimed" };
-const MAX_CLAIM = 1000;
 
 export const $ = (id) => document.getElementById(id);
 const body = document.body;
@@ -285,7 +284,7 @@ function readClaim() {
   const text = $("claim").value.trim();
   if (!text) return { claim: null };
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 0 || n > MAX_CLAIM) return { error: "Enter the points claimed as a whole number, like 12." };
+  if (!Number.isInteger(n) || n < 0 || n > Number($("claim").max)) return { error: "Enter the points claimed as a whole number, like 12." };
   return { claim: n };
 }
 
