@@ -39,6 +39,12 @@ from cribcam.vision.crops import CROP_SIZE, MARGIN, crop_square
 CONTEXT = 2.0  # bank patches span this many times an index box's longer side
 PATCH = 96  # pixels a side of a bank patch
 NO_INDEX = len(RANKS)  # the rank head's extra class
+# Motion blur of a hand-held camera or a moving hand: a share of the crops smeared along a line
+# of up to this many crop pixels, about a third of an index's height in its crop. Before run 7
+# the crops had only round blur, and motion-blurred indices read far worse than sharp ones
+# (models/README.md, "Motion blur").
+MOTION_SHARE = 0.2
+MOTION_LONGEST = 11
 
 
 @dataclass
@@ -276,6 +282,16 @@ def bank_from_labelled_photos(images: Path, labels: dict, seed: int, negatives_p
     return collected.bank(real=True)
 
 
+def motion_kernel(rng: np.random.Generator, length: int) -> np.ndarray:
+    """A normalised line ``length`` pixels long at a random angle: the smear of a camera or a
+    hand moving while the frame is exposed."""
+    kernel = np.zeros((length, length), np.float32)
+    centre, angle = (length - 1) / 2, rng.uniform(0, np.pi)
+    dx, dy = np.cos(angle) * centre, np.sin(angle) * centre
+    cv2.line(kernel, (round(centre - dx), round(centre - dy)), (round(centre + dx), round(centre + dy)), 1.0, 1)
+    return kernel / kernel.sum()
+
+
 def augment(rng: np.random.Generator, patches: np.ndarray) -> np.ndarray:
     """Classifier crops (n, CROP_SIZE, CROP_SIZE, 3) uint8 drawn from bank patches.
 
@@ -304,6 +320,8 @@ def augment(rng: np.random.Generator, patches: np.ndarray) -> np.ndarray:
                                 (CROP_SIZE, CROP_SIZE), interpolation=cv2.INTER_LINEAR)
         if rng.random() < 0.25:
             out[i] = cv2.GaussianBlur(out[i], (0, 0), rng.uniform(0.5, 1.4))
+        if rng.random() < MOTION_SHARE:
+            out[i] = cv2.filter2D(out[i], -1, motion_kernel(rng, int(rng.integers(3, MOTION_LONGEST + 1))))
     x = out.astype(np.float32) / 255.0
     grey = x.mean(axis=3, keepdims=True)
     fade = np.where(rng.random((n, 1, 1, 1)) < 0.3, rng.uniform(0.4, 1.0, (n, 1, 1, 1)), 0.0)
