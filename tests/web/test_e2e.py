@@ -265,6 +265,7 @@ def test_an_impossible_claim_counting_it_yourself_is_judged_not_refused(open_pag
     page = open_page().page
     page.check("#practice")
     type_cards(page, "5H 5C 5S JD 5D")
+    expect(page.locator("#practice-note")).to_be_visible()  # the hand counted: a claim typed before is cleared
     claim(page, 30)
     expect(page.locator("#verdict")).to_have_attribute("data-verdict", "overclaim")
     expect(page.locator("#verdict")).to_contain_text("Over-claimed by 1")
