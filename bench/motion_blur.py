@@ -17,7 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from cribcam.training.classifier import motion_kernel
+from cribcam.datagen.augment import motion_kernel
 from cribcam.vision import CardReader
 from cribcam.vision.evaluate import evaluate, load_labels
 from cribcam.vision.models import MODELS_DIR

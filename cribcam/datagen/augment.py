@@ -151,18 +151,24 @@ def _colour_matrix(rng) -> tuple[np.ndarray, list[str]]:
     return (gains[:, None] * matrix) * float(np.exp(rng.normal(0, 0.2))), effects
 
 
+def motion_kernel(rng: np.random.Generator, length: int) -> np.ndarray:
+    """A normalised line ``length`` pixels long at a random angle, to filter an image with: the
+    smear of a camera or a hand moving while the frame is exposed (the scenes' motion blur, and
+    the classifier's crops', ``training.classifier.augment``)."""
+    kernel = np.zeros((length, length), np.float32)
+    angle = float(rng.uniform(0, math.pi))
+    centre = (length - 1) / 2
+    dx, dy = math.cos(angle) * centre, math.sin(angle) * centre
+    cv2.line(kernel, (round(centre - dx), round(centre - dy)), (round(centre + dx), round(centre + dy)), 1.0, 1)
+    return kernel / kernel.sum()
+
+
 def _blur(rng, img: np.ndarray) -> tuple[np.ndarray, list[str]]:
     u = rng.random()
     if u < 0.22:
         return cv2.GaussianBlur(img, (0, 0), float(rng.uniform(0.6, 2.2))), ["defocus"]
     if u < 0.34:
-        n = int(rng.integers(2, 6)) * 2 + 1
-        kernel = np.zeros((n, n), np.float32)
-        a = float(rng.uniform(0, math.pi))
-        c = n // 2
-        dx, dy = math.cos(a) * c, math.sin(a) * c
-        cv2.line(kernel, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1.0, 1)
-        return cv2.filter2D(img, -1, kernel / kernel.sum()), ["motion_blur"]
+        return cv2.filter2D(img, -1, motion_kernel(rng, int(rng.integers(2, 6)) * 2 + 1)), ["motion_blur"]
     if u < 0.46:
         size = img.shape[0]
         small = int(size / rng.uniform(1.5, 3.0))

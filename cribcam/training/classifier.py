@@ -32,6 +32,7 @@ import cv2
 import numpy as np
 
 from cribcam.datagen import yolo
+from cribcam.datagen.augment import motion_kernel
 from cribcam.scoring.cards import RANKS
 from cribcam.vision.classifier import FEATURES_OUTPUT
 from cribcam.vision.crops import CROP_SIZE, MARGIN, crop_square
@@ -280,16 +281,6 @@ def bank_from_labelled_photos(images: Path, labels: dict, seed: int, negatives_p
         wanted = int(rng.poisson(negatives_per_index * max(len(boxes), 2)))
         collected.negatives(_negatives(rng, image, _photo_label_zones([b for _, b in boxes]), sizes, wanted, []))
     return collected.bank(real=True)
-
-
-def motion_kernel(rng: np.random.Generator, length: int) -> np.ndarray:
-    """A normalised line ``length`` pixels long at a random angle: the smear of a camera or a
-    hand moving while the frame is exposed."""
-    kernel = np.zeros((length, length), np.float32)
-    centre, angle = (length - 1) / 2, rng.uniform(0, np.pi)
-    dx, dy = np.cos(angle) * centre, np.sin(angle) * centre
-    cv2.line(kernel, (round(centre - dx), round(centre - dy)), (round(centre + dx), round(centre + dy)), 1.0, 1)
-    return kernel / kernel.sum()
 
 
 def augment(rng: np.random.Generator, patches: np.ndarray) -> np.ndarray:
