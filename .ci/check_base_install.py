@@ -2,9 +2,9 @@
 
 Runs the quick start's launcher, ``bin/cribcam``, with its environment in ``.ci/base-venv``
 (made afresh whenever pyproject.toml changes) and checks that ``cribcam count``, ``cribcam
-serve``, ``cribcam read`` and ``cribcam live`` (a short video, headless) work there, and that ``cribcam teach`` teaches a deck from a few
-of the shared real photos (one of them named without a box) with no torch in the environment,
-which ``cribcam read --deck`` then reads with. A runtime module that imports what only an
+serve``, ``cribcam read`` and ``cribcam live`` (a short video, headless) work there, and that
+``cribcam teach`` teaches a deck from a few of the shared real photos (one of them named without
+a box) with no torch in the environment, which ``cribcam read --deck`` then reads with. A runtime module that imports what only an
 extra installs fails here, whatever the test environment holds. Exits 1 saying what went
 wrong.
 
@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAUNCHER = str(ROOT / "bin" / "cribcam")
 PHOTO = str(ROOT / "tests" / "data" / "photos" / "webcam-5-cards.jpg")
 ENV = {**os.environ, "CRIBCAM_VENV": ".ci/base-venv", "CRIBCAM_FRESH": "1"}
+BASE_PYTHON = ROOT / ".ci" / "base-venv" / "bin" / "python"
 SHARED = Path(os.environ.get("CRIBCAM_SHARED", ROOT.parent / "shared"))
 # Photos of the gold-on-black deck (shared/real-photos) to teach from; the last is named by
 # its card alone ("box": null), as a photo of one card may be.
@@ -104,10 +105,9 @@ def check_read() -> str:
 
 def check_live() -> str:
     """Follows a short video of the test photo headless, as the base install's OpenCV can."""
-    python = ROOT / ".ci" / "base-venv" / "bin" / "python"
     with tempfile.TemporaryDirectory(prefix="base-live-") as work:
         clip = Path(work) / "still.avi"
-        written = subprocess.run([str(python), "-c", "import cv2, sys; image = cv2.imread(sys.argv[1]); "
+        written = subprocess.run([str(BASE_PYTHON), "-c", "import cv2, sys; image = cv2.imread(sys.argv[1]); "
                                   "out = cv2.VideoWriter(sys.argv[2], cv2.VideoWriter_fourcc(*'MJPG'), 10, "
                                   "(image.shape[1], image.shape[0])); [out.write(image) for _ in range(12)]; "
                                   "out.release()", PHOTO, str(clip)], capture_output=True, text=True)
@@ -125,8 +125,7 @@ def check_live() -> str:
 
 def check_teach() -> str:
     """Teaches a deck with the base install alone (torch must not be there), then reads with it."""
-    python = ROOT / ".ci" / "base-venv" / "bin" / "python"
-    has_torch = subprocess.run([str(python), "-c", "import importlib.util, sys; "
+    has_torch = subprocess.run([str(BASE_PYTHON), "-c", "import importlib.util, sys; "
                                 "sys.exit(importlib.util.find_spec('torch') is None)"]).returncode == 0
     if has_torch:
         raise CheckFailed("torch is installed in the base environment: it cannot show that teaching needs none")
