@@ -15,26 +15,14 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-import cv2
-
 from cribcam.datagen.decks import load_decks
 from cribcam.datagen.font_decks import ALPHABETS, font_decks
 from cribcam.scoring.cards import RANK_TEXTS, RANKS
 from cribcam.training.alphabet import MARGIN, likeliest_texts
-from cribcam.training.layout import render_layout
 from cribcam.vision.models import rank_reader_file
 from cribcam.vision.rank_reader import RankReader
 
-
-def layouts(deck, suits: str, folder: Path) -> dict:
-    """Rendered layouts of ``suits`` written to ``folder``; their labels."""
-    folder.mkdir(parents=True, exist_ok=True)
-    labels = {}
-    for suit in suits:
-        image, boxes = render_layout(deck, suit, seed=0)
-        cv2.imwrite(str(folder / f"{suit}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
-        labels[f"{suit}.jpg"] = {"cards": [{"card": b.code, "box": list(b.box)} for b in boxes]}
-    return labels
+from bench_teach import rendered  # bench/ is on the path when a bench script runs
 
 
 def main() -> None:
@@ -48,7 +36,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as work:
         for n, (deck, suits, letters) in enumerate(decks):
             folder = Path(work) / str(n)
-            found = likeliest_texts(reader, folder, layouts(deck, suits, folder))
+            found = likeliest_texts(reader, folder, rendered(deck, suits, [0], folder))
             other = [f"{rank} {text!r} {margin:+.2f}{'*' if letters.get(rank) == text else ''}"
                      for rank, (text, margin) in sorted(found.items(), key=lambda kv: RANKS.index(kv[0]))
                      if text != RANK_TEXTS[RANKS.index(rank)]]
