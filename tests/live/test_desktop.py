@@ -42,20 +42,30 @@ class TruthReader:
         else:
             every = [c for h in self.record["hands"] for c in h["hand"] + [h["starter"]]]
             codes, starter = list(self.rng.choice(every, int(self.rng.integers(0, 4)), replace=False)), None
-        cards = tuple(SeenCard(code, 0.9, ((10.0 * i, 10.0, 10.0 * i + 8, 20.0),))
-                      for i, code in enumerate(codes))
-        return Reading(cards, starter, (), image.shape[1], image.shape[0])
+        return Reading(_seen(codes), starter, (), image.shape[1], image.shape[0])
+
+
+def _seen(codes, unsure=()) -> tuple[SeenCard, ...]:
+    """The cards of ``codes`` as a reader sees them, in a row; those in ``unsure`` read unsure."""
+    return tuple(SeenCard(code, 0.3 if code in unsure else 0.9, ((10.0 * i, 10.0, 10.0 * i + 8, 20.0),),
+                          unsure=code in unsure) for i, code in enumerate(codes))
+
+
+def _followed(path, read) -> tuple[list[desktop.LockedHand], desktop.FollowSummary]:
+    """The hands ``desktop.follow`` locks on the clip at ``path`` read by ``read``, and its summary."""
+    capture = cv2.VideoCapture(str(path))
+    summary = desktop.FollowSummary()
+    try:
+        hands = list(desktop.follow(desktop.frames(capture), read, HandLock(), capture.get(cv2.CAP_PROP_FPS),
+                                    COUNT_OPTIONS, summary=summary))
+    finally:
+        capture.release()
+    return hands, summary
 
 
 def test_the_clip_followed_with_a_perfect_reader_locks_each_hand_in_order(clip):
     path, record = clip
-    capture = cv2.VideoCapture(str(path))
-    summary = desktop.FollowSummary()
-    try:
-        hands = list(desktop.follow(desktop.frames(capture), TruthReader(record).read, HandLock(),
-                                    capture.get(cv2.CAP_PROP_FPS), COUNT_OPTIONS, summary=summary))
-    finally:
-        capture.release()
+    hands, summary = _followed(path, TruthReader(record).read)
     assert (summary.frames, summary.hands) == (record["frames"], len(record["hands"]))
     assert summary.sentence() == f"{record['frames']} frames read, {len(record['hands'])} hands locked"
     # Each hand locks on its fifth still frame (5 of the last 8 agree), and only once.
@@ -69,16 +79,9 @@ def test_a_hand_read_unsure_never_locks_and_the_summary_says_which_cards(clip):
     hand = record["hands"][0]["hand"] + [record["hands"][0]["starter"]]
 
     def read(image) -> Reading:  # the same hand every frame, its first two cards unsure
-        cards = tuple(SeenCard(code, 0.3 if i < 2 else 0.9, ((10.0 * i, 10.0, 10.0 * i + 8, 20.0),), unsure=i < 2)
-                      for i, code in enumerate(hand))
-        return Reading(cards, None, (), image.shape[1], image.shape[0])
+        return Reading(_seen(hand, unsure=hand[:2]), None, (), image.shape[1], image.shape[0])
 
-    capture = cv2.VideoCapture(str(path))
-    summary = desktop.FollowSummary()
-    try:
-        hands = list(desktop.follow(desktop.frames(capture), read, HandLock(), 10.0, COUNT_OPTIONS, summary=summary))
-    finally:
-        capture.release()
+    hands, summary = _followed(path, read)
     assert hands == [] and summary.hands == 0
     assert summary.held_back == tuple(sorted(hand[:2]))
     assert f"{', '.join(sorted(hand[:2]))} read unsure in most frames kept the hand from locking" in summary.sentence()
