@@ -13,7 +13,7 @@ import numpy as np
 
 from cribcam.vision.classifier import DeckClassifier, IndexClassifier
 from cribcam.vision.corners import cards_from_corners
-from cribcam.vision.detections import Detections, holds
+from cribcam.vision.detections import Detections, box_iou, holds
 from cribcam.vision.finder import IndexFinder
 from cribcam.vision.models import ModelMissingError, model_files, rank_reader_file
 from cribcam.vision.rank_reader import RankReader, with_rank_opinion
@@ -28,6 +28,11 @@ CARD_CONF = 0.50  # a box counts for a card with at least this probability
 FINDER_CONF = 0.30  # the finder's threshold
 UNREADABLE_FINDER = 0.40  # a box this sure to be an index that no card claims is "unreadable"
 UNREADABLE_NONE = 0.50  # ... unless the classifier is this sure that it is no index
+# A small photo read without its count is read again enlarged when the indices read are
+# smaller than this on their short side (pixels), about where the finder's finest grid starts
+# to miss them (models/README.md, "Run 8").
+CLOSER_BELOW = 14
+SAME_BOX = 0.5  # IoU at which a box of the closer look is one the first look found
 
 
 class CardReader:
@@ -65,30 +70,55 @@ class CardReader:
         recognizer = rank_reader_file(self.folder) if rank_reader else None
         self.rank_reader = RankReader(recognizer, threads, self.classifier.texts) if recognizer else None
 
-    def find(self, image: np.ndarray) -> Detections:
+    def find(self, image: np.ndarray, closer: bool = False) -> Detections:
         """The finder's index boxes in a BGR image's pixels, one score column.
 
         The finder reads a copy scaled down to ``MAX_SIDE``: phone photos are 4000 px and more.
+        ``closer`` also reads a small image enlarged (``IndexFinder``), for tiny indices.
         """
         height, width = image.shape[:2]
         scale = min(1.0, MAX_SIDE / max(height, width))
         small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) \
             if scale < 1 else image
-        found = self.finder(small)
+        found = self.finder(small, closer)
         return Detections(found.xyxy / scale, found.scores)
 
-    def detect(self, image: np.ndarray) -> tuple[Detections, np.ndarray, np.ndarray]:
+    def detect(self, image: np.ndarray, closer: bool = False) -> tuple[Detections, np.ndarray, np.ndarray]:
         """The classified index boxes of a BGR image, each box's finder score, and the
         classifier's probability that the box holds no index.
 
         The classifier crops the photo itself, so small print keeps every pixel it has; the
         rank reader reads the boxes whose rank the classifier is unsure of.
         """
-        found = self.find(image)
+        found = self.find(image, closer)
         probabilities = self.classifier(image, found.xyxy)
         if self.rank_reader is not None:
             probabilities = with_rank_opinion(probabilities, lambda boxes: self.rank_reader(image, found.xyxy[boxes]))
         return Detections(found.xyxy, probabilities[:, :-1]), found.scores[:, 0], probabilities[:, -1]
+
+    def _wants_closer_look(self, image: np.ndarray, cards: list[SeenCard], found: Detections,
+                           expected: int | None) -> bool:
+        """Whether a small image is worth reading again enlarged: cards are missing from its
+        known count, or, without one, the indices read are tiny (or none was)."""
+        height, width = image.shape[:2]
+        if self.finder.reads_tiles(width, height):
+            return False  # the tiles read it at full size already
+        if expected is not None:
+            return len(cards) < expected
+        read = found[found.confidence >= self.conf]
+        sides = np.minimum(read.xyxy[:, 2] - read.xyxy[:, 0], read.xyxy[:, 3] - read.xyxy[:, 1])
+        return not len(sides) or float(np.median(sides)) < CLOSER_BELOW
+
+    def _closer_look(self, image: np.ndarray, plain: Detections) -> tuple[Detections, np.ndarray, np.ndarray]:
+        """``detect`` with the finder's closer look. A box only the closer look found counts
+        only when read as a card: let its unread boxes fill missing cards as guesses, and they
+        were wrong more often than right (models/README.md, "Run 8")."""
+        found, index_score, no_index = self.detect(image, closer=True)
+        if not len(found):
+            return found, index_score, no_index
+        seen = box_iou(found.xyxy, plain.xyxy).max(axis=1) >= SAME_BOX if len(plain) else np.zeros(len(found), bool)
+        keep = seen | (found.confidence >= self.conf)
+        return found[keep], index_score[keep], no_index[keep]
 
     def read(self, image: np.ndarray | None, expected: int | None = None, starter: bool = True) -> Reading:
         """Reads a BGR image.
@@ -112,6 +142,10 @@ class CardReader:
         found, index_score, no_index = self.detect(image)
         index_like = (index_score >= UNREADABLE_FINDER) & (no_index < UNREADABLE_NONE)
         cards, problems = cards_from_corners(found, self.conf, expected, index_like if starter else None)
+        if self._wants_closer_look(image, cards, found, expected):
+            found, index_score, no_index = self._closer_look(image, found)
+            index_like = (index_score >= UNREADABLE_FINDER) & (no_index < UNREADABLE_NONE)
+            cards, problems = cards_from_corners(found, self.conf, expected, index_like if starter else None)
         weak = found[(found.confidence < self.conf) & index_like]
         if expected is None or len(cards) < expected:  # with every card read, they are pips and art
             problems += _unreadable(weak, cards, width, height)

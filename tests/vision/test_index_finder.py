@@ -1,8 +1,17 @@
-"""The finder's input: letterboxing to the square, or only to the stride for a free-shape model."""
+"""The finder's input (letterboxing to the square, or only to the stride for a free-shape
+model), and its closer look at small indices with the shipped finder."""
 
+import json
+from pathlib import Path
+
+import cv2
 import numpy as np
+import pytest
 
-from cribcam.vision.finder import PAD_VALUE, letterbox
+from cribcam.vision.detections import box_iou
+from cribcam.vision.finder import PAD_VALUE, IndexFinder, letterbox
+
+SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
 
 
 def test_a_square_letterbox_pads_a_4_3_frame_above_and_below():
@@ -18,3 +27,34 @@ def test_a_stride_letterbox_pads_only_to_the_next_multiple_of_the_stride():
     # 1920x1000 scales to 640x333: padded to 352 rows, centred.
     blob, scale, (pad_x, pad_y) = letterbox(np.zeros((1000, 1920, 3), np.uint8), 640, stride=32)
     assert blob.shape == (1, 3, 352, 640) and scale == 640 / 1920 and (pad_x, pad_y) == (0, 9)
+
+
+@pytest.fixture(scope="module")
+def finder(shipped_models):
+    return IndexFinder(shipped_models / "finder.onnx", conf=0.3)
+
+
+def _from_twice_as_far(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """A bundled scene shrunk to half its size on a plain table, and its index boxes."""
+    scene = cv2.imread(str(SAMPLES / name))
+    half = cv2.resize(scene, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    table = np.full_like(scene, 120)
+    table[:half.shape[0], :half.shape[1]] = half
+    labels = json.loads((SAMPLES / "labels.json").read_text())[name]
+    return table, np.array([card["box"] for card in labels["cards"]]) * 0.5
+
+
+def _boxed(indices: np.ndarray, found) -> int:
+    return int((box_iou(indices, found.xyxy).max(axis=1) >= 0.3).sum()) if len(found) else 0
+
+
+def test_a_closer_look_boxes_the_small_indices_of_a_hand_seen_from_twice_as_far(finder):
+    # The eight scenes' indices shrink to 4 to 15 pixels. Measured: one look boxes 49 of 68,
+    # the closer look 67 of 68.
+    plain = closer = total = 0
+    for name in json.loads((SAMPLES / "labels.json").read_text()):
+        table, indices = _from_twice_as_far(name)
+        seen, seen_closer = _boxed(indices, finder(table)), _boxed(indices, finder(table, closer=True))
+        assert seen_closer >= seen, name
+        plain, closer, total = plain + seen, closer + seen_closer, total + len(indices)
+    assert closer >= 0.9 * total and plain < 0.8 * total
