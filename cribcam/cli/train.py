@@ -83,5 +83,7 @@ def _check(recipe) -> None:
     for name, least in small.items():
         if getattr(recipe, name) < least:
             raise UsageError(f"--{name.replace('_', '-')} must be at least {least}")
-    if recipe.finder_hours <= 0 or recipe.classifier_minutes <= 0:
-        raise UsageError("--finder-hours and --classifier-minutes must be positive")
+    if recipe.classifier_minutes <= 0:
+        raise UsageError("--classifier-minutes must be positive")
+    if recipe.finder_hours < 0 or (recipe.finder_hours == 0 and recipe.finder_from is None):
+        raise UsageError("--finder-hours must be positive, or 0 with --finder-from to keep that finder")

@@ -52,7 +52,8 @@ class Recipe:
             classifier's hard negatives.
         finder_crop: side of the training crops, pixels.
         finder_imgsz: the exported finder's input (it reads whole frames at this size).
-        finder_hours: the finder's training time, wall-clock.
+        finder_hours: the finder's training time, wall-clock; 0 with ``finder_from`` keeps
+            that finder as it is and trains the classifier alone.
         finder_batch: crops per step.
         finder_lr: AdamW's learning rate.
         real_repeat: times each real training photo is cut into finder crops.
@@ -129,15 +130,19 @@ def run(recipe: Recipe) -> dict:
     log(f"recipe: {json.dumps(recipe.as_dict())}")
     started = time.monotonic()
     make_data(recipe, log)
-    finder_data = make_finder_data(recipe, log)
+    finder_data = None if _keeps_finder(recipe) else make_finder_data(recipe, log)
     classifier = multiprocessing.get_context("spawn").Process(target=_classifier_stage, args=(recipe, os.getpid()))
     classifier.start()
     try:
-        from cribcam.training.finder import train_finder
+        if finder_data is None:
+            log(f"finder: kept as it is ({recipe.finder_from})")
+            finder_checkpoint = recipe.finder_from
+        else:
+            from cribcam.training.finder import train_finder
 
-        finder_checkpoint = train_finder(finder_data, recipe.finder_run, _finder_start(recipe), recipe.finder_crop,
-                                         recipe.finder_hours, recipe.finder_batch, _finder_lr(recipe),
-                                         recipe.workers, recipe.seed, log)
+            finder_checkpoint = train_finder(finder_data, recipe.finder_run, _finder_start(recipe),
+                                             recipe.finder_crop, recipe.finder_hours, recipe.finder_batch,
+                                             _finder_lr(recipe), recipe.workers, recipe.seed, log)
         classifier.join()
     finally:
         if classifier.is_alive():
@@ -189,7 +194,7 @@ def _classifier_stage(recipe: Recipe, parent: int) -> None:
     from cribcam.training.classifier import train_classifier
 
     threading.Thread(target=_end_with, args=(parent,), daemon=True).start()
-    torch.set_num_threads(1)  # the finder has the other core, and its data loaders
+    torch.set_num_threads(1)  # the finder has the other core, and its data loaders (or, kept, the work beside)
     log = Log(recipe.work / "train.log")
     if recipe.classifier_checkpoint.with_suffix(".done").is_file():
         log("classifier: finished already")
@@ -246,10 +251,16 @@ def _finder_mistakes(recipe: Recipe, real_labels: dict | None, log):
 
     onnx = export_finder(recipe.finder_from, recipe.work / "mining" / FINDER_FILE, recipe.finder_imgsz)
     finder = IndexFinder(onnx, conf=0.05, threads=1)
-    bank = bank_from_finder_mistakes(lambda image: finder(image).xyxy, recipe.synth, "train",
+    # Read as closely as the reader does when cards are missing: the enlarged look boxes more
+    # small pips and art, which must be rejected too.
+    bank = bank_from_finder_mistakes(lambda image: finder(image, closer=True).xyxy, recipe.synth, "train",
                                      recipe.real_set / "images" / "train", real_labels, recipe.mined_scenes)
     log(f"classifier: {len(bank)} hard negatives from {recipe.finder_from}")
     return bank
+
+
+def _keeps_finder(recipe: Recipe) -> bool:
+    return recipe.finder_from is not None and recipe.finder_hours == 0
 
 
 def _finder_start(recipe: Recipe) -> str:
