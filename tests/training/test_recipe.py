@@ -41,12 +41,30 @@ def test_a_finished_recipe_started_again_trains_nothing_more(tiny_models, real_p
     assert "finder: " in (recipe.work / "train.log").read_text()
 
 
+def test_a_recipe_with_no_finder_hours_keeps_the_finder_and_trains_the_classifier(tiny_models, real_photos,
+                                                                                 tmp_path):
+    from dataclasses import replace
+
+    from training_tools import tiny_recipe
+
+    from cribcam.training.recipe import run
+
+    checkpoints = tiny_models / "checkpoints"
+    recipe = replace(tiny_recipe(real_photos, tmp_path), finder_hours=0, finder_from=checkpoints / "finder.pt",
+                     classifier_from=checkpoints / "classifier.pt", mined_scenes=4)
+    record = run(recipe)
+    assert "finder: kept as it is" in (recipe.work / "train.log").read_text()
+    assert not recipe.finder_run.exists() and record["finder_checkpoint"] == str(checkpoints / "finder.pt")
+    assert CardReader(recipe.models).finder.imgsz == recipe.finder_imgsz
+
+
 @pytest.mark.parametrize("extra, message", [
     (["--finder-from", "missing.pt"], "no such checkpoint"),
     (["--real", "/nowhere"], "no real photos at"),
     (["--finder-model", "yolo11n.pt"], "model yaml"),
     (["--scenes", "1"], "at least 10"),
-    (["--finder-hours", "0"], "must be positive"),
+    (["--finder-hours", "0"], "or 0 with --finder-from"),
+    (["--finder-hours", "-1"], "must be positive"),
 ])
 def test_train_options_are_checked_before_training(capsys, extra, message):
     pytest.importorskip("ultralytics")
