@@ -85,7 +85,9 @@ def find_cards(reader, image: np.ndarray) -> list[FoundCard]:
         reader: a ``CardReader`` (its finder boxes the indices, its classifier proposes names).
         image: BGR uint8.
     """
-    found, finder_score, no_index = reader.detect(image)
+    # Teaching takes the finder's closer look: it has the time, and an index missed is a card
+    # not taught (a layout photo's indices are small at the finder's input size).
+    found, finder_score, no_index = reader.detect(image, closer=True)
     # Pips and court art the finder boxes too: the classifier knows them for no index, and
     # every index of one deck in one photo is about the same size.
     keep = no_index < NO_INDEX_CEILING
@@ -409,7 +411,7 @@ def name_by_labels(photo: LayoutPhoto, entry: dict, reader) -> None:
         by_card.setdefault(code, []).append([float(v) for v in box])
     photo.cards = reading_order([FoundCard(boxes, name=code)
                                  for code, boxes in by_card.items()])
-    unseen = _unfound(photo, reader.find(photo.image).xyxy)
+    unseen = _unfound(photo, reader.find(photo.image, closer=True).xyxy)
     if unseen:
         photo.problems.append(f"{photo.name}: the finder does not see the index of {_listing(unseen)}: "
                               f"taught all the same, but photograph them more clearly to read them")

@@ -158,7 +158,7 @@ def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, sett
         labels = _store_photos(photos, labels, work / PHOTOS_DIR)
         (work / LABELS_FILE).write_text(json.dumps(labels, indent=1) + "\n")
         lesson, held, known_held = _lesson(work / PHOTOS_DIR, labels, rehearsal, settings,
-                                           lambda image: reader.find(image).xyxy)
+                                           lambda image: reader.find(image, closer=True).xyxy)
         log(f"teach {name}: {len(lesson['crops'])} crops, {sum(len(v['cards']) for v in held.values())} corners "
             f"and {len(known_held)} rehearsal crops held back")
         cards, features = _features(bundled, lesson["crops"], started, report)

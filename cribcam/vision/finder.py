@@ -2,8 +2,9 @@
 
 It says where printed indices (rank + suit corners) are, not which card they show: that is
 the classifier's job. Torch and ultralytics are only needed to train; finding needs
-onnxruntime, OpenCV and numpy. Photos much larger than the model's input are also read in
-overlapping tiles, so that the small indices of a whole table in view stay large enough.
+onnxruntime, OpenCV and numpy. It reads a whole image at its input size; asked for a closer
+look, it also reads the image in overlapping tiles, at the image's own size when that is much
+larger than the input (a phone photo), else enlarged, so that small indices stay large enough.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ class IndexFinder:
         path: the finder's ONNX file.
         conf: minimum score for a box; low, since the classifier rejects what is no index.
         iou: overlap above which two boxes are one index.
-        tile: also read tiles when the image is at least this many times the input size.
+        tile: a closer look reads an image at least this many times the input size in tiles
+            at its own size, and a smaller one enlarged.
         threads: onnxruntime intra-op threads (0: onnxruntime decides).
     """
 
@@ -53,28 +55,25 @@ class IndexFinder:
 
         Args:
             image: BGR uint8.
-            closer: also read the image enlarged to ``CLOSER`` times the model's input, in
-                tiles: indices under about 16 pixels fall between the cells of the finder's
-                finest grid, and half of them are boxed only when enlarged. Seven to ten
-                times the time of one look; the reader asks for it when cards are missing.
-                An image read in tiles is read at its own size already: no closer look.
+            closer: also read the image in tiles of the model's input size: at its own size
+                when it is at least ``tile`` times the input, else enlarged to ``CLOSER`` times
+                the input. Indices under about 16 pixels at the input size fall between the
+                cells of the finder's finest grid, and most of them are boxed only so. Seven
+                to fifteen times the time of one look: the reader asks for it when cards are
+                missing (``CardReader``). Always reading a large photo's tiles made phantom
+                cards of pips and print (models/README.md, "Run 8").
         """
+        whole = self._find(image, 0, 0)
+        if not closer:
+            return whole
         height, width = image.shape[:2]
-        parts = [self._find(image, 0, 0)]
-        if self.reads_tiles(width, height):
-            parts += [self._find(image[y:y + h, x:x + w], x, y)
-                      for x, y, w, h in _tiles(width, height, self.imgsz)]
-        elif closer:
-            scale = CLOSER * self.imgsz / max(height, width)
-            big = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
-            for x, y, w, h in _tiles(big.shape[1], big.shape[0], self.imgsz):
-                found = self._find(big[y:y + h, x:x + w], x, y)
-                parts.append(Detections(found.xyxy / scale, found.scores))
-        return suppress(Detections.merge(parts), self.iou) if len(parts) > 1 else parts[0]
-
-    def reads_tiles(self, width: int, height: int) -> bool:
-        """Whether an image this large is also read in tiles at its own size."""
-        return max(width, height) >= self.tile * self.imgsz
+        scale = 1.0 if max(height, width) >= self.tile * self.imgsz else CLOSER * self.imgsz / max(height, width)
+        tiled = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
+        parts = [whole]
+        for x, y, w, h in _tiles(tiled.shape[1], tiled.shape[0], self.imgsz):
+            found = self._find(tiled[y:y + h, x:x + w], x, y)
+            parts.append(Detections(found.xyxy / scale, found.scores))
+        return suppress(Detections.merge(parts), self.iou)
 
     def _find(self, image: np.ndarray, dx: int, dy: int) -> Detections:
         blob, scale, (pad_x, pad_y) = letterbox(image, self.imgsz, self.stride)

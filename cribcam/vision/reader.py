@@ -28,9 +28,9 @@ CARD_CONF = 0.50  # a box counts for a card with at least this probability
 FINDER_CONF = 0.30  # the finder's threshold
 UNREADABLE_FINDER = 0.40  # a box this sure to be an index that no card claims is "unreadable"
 UNREADABLE_NONE = 0.50  # ... unless the classifier is this sure that it is no index
-# A small photo read without its count is read again enlarged when the indices read are
-# smaller than this on their short side (pixels), about where the finder's finest grid starts
-# to miss them (models/README.md, "Run 8").
+# A photo read without its count gets a closer look when the indices read are smaller than
+# this on their short side, in the finder's input pixels: about where the finder's finest grid
+# starts to miss them (models/README.md, "Run 8").
 CLOSER_BELOW = 14
 SAME_BOX = 0.5  # IoU at which a box of the closer look is one the first look found
 
@@ -74,7 +74,7 @@ class CardReader:
         """The finder's index boxes in a BGR image's pixels, one score column.
 
         The finder reads a copy scaled down to ``MAX_SIDE``: phone photos are 4000 px and more.
-        ``closer`` also reads a small image enlarged (``IndexFinder``), for tiny indices.
+        ``closer`` also reads it in tiles (``IndexFinder``), for small indices.
         """
         height, width = image.shape[:2]
         scale = min(1.0, MAX_SIDE / max(height, width))
@@ -98,16 +98,15 @@ class CardReader:
 
     def _wants_closer_look(self, image: np.ndarray, cards: list[SeenCard], found: Detections,
                            expected: int | None) -> bool:
-        """Whether a small image is worth reading again enlarged: cards are missing from its
-        known count, or, without one, the indices read are tiny (or none was)."""
-        height, width = image.shape[:2]
-        if self.finder.reads_tiles(width, height):
-            return False  # the tiles read it at full size already
+        """Whether an image is worth a closer look (``IndexFinder``): cards are missing from its
+        known count, or, without one, the indices read are tiny at the finder's input size (or
+        none was read)."""
         if expected is not None:
             return len(cards) < expected
         read = found[found.confidence >= self.conf]
         sides = np.minimum(read.xyxy[:, 2] - read.xyxy[:, 0], read.xyxy[:, 3] - read.xyxy[:, 1])
-        return not len(sides) or float(np.median(sides)) < CLOSER_BELOW
+        at_input = self.finder.imgsz / max(image.shape[:2])  # the whole look's scale
+        return not len(sides) or float(np.median(sides)) * at_input < CLOSER_BELOW
 
     def _closer_look(self, image: np.ndarray, plain: Detections) -> tuple[Detections, np.ndarray, np.ndarray]:
         """``detect`` with the finder's closer look. A box only the closer look found counts

@@ -69,7 +69,7 @@ def test_labelled_cards_the_finder_does_not_see_are_named(layouts):
     image, labels = layouts["H"]
     unseen = {"7H", "QH"}
     found = np.array([label.box for label in labels if label.code not in unseen], np.float32)
-    reader = SimpleNamespace(find=lambda image: Detections(found, np.ones((len(found), 1))))
+    reader = SimpleNamespace(find=lambda image, closer=False: Detections(found, np.ones((len(found), 1))))
     photo = layout.LayoutPhoto("hearts.jpg", image)
     layout.name_by_labels(photo, {"cards": [{"card": l.code, "box": list(l.box)} for l in labels]}, reader)
     assert photo.problems == ["hearts.jpg: the finder does not see the index of 7H and QH: taught all the same, "
@@ -163,7 +163,7 @@ def test_a_card_named_without_a_box_takes_every_index_found_in_its_photo(shipped
 
 def test_a_card_without_a_box_must_be_its_photos_only_card(layouts):
     image, _ = layouts["H"]
-    reader = SimpleNamespace(find=lambda image: Detections(np.zeros((0, 4)), np.zeros((0, 1))))
+    reader = SimpleNamespace(find=lambda image, closer=False: Detections(np.zeros((0, 4)), np.zeros((0, 1))))
     for cards, message in [([{"card": "5H", "box": None}, {"card": "6H", "box": None}], "the only card"),
                            ([{"card": "5H", "box": None}, {"card": "6H", "box": [1, 2, 3, 4]}], "the only card"),
                            ([{"card": "ZZ", "box": None}], "'ZZ' is not a card")]:
@@ -172,7 +172,7 @@ def test_a_card_without_a_box_must_be_its_photos_only_card(layouts):
 
 
 def test_a_photo_with_no_index_found_names_no_card_and_says_so():
-    reader = SimpleNamespace(detect=lambda image: (Detections(np.zeros((0, 4)), np.zeros((0, 52))), np.zeros(0),
+    reader = SimpleNamespace(detect=lambda image, closer=False: (Detections(np.zeros((0, 4)), np.zeros((0, 52))), np.zeros(0),
                                                     np.zeros(0)))
     photo = layout.LayoutPhoto("blank.jpg", np.zeros((200, 200, 3), np.uint8))
     layout.name_one_card(photo, "QH", reader)

@@ -58,3 +58,13 @@ def test_a_closer_look_boxes_the_small_indices_of_a_hand_seen_from_twice_as_far(
         assert seen_closer >= seen, name
         plain, closer, total = plain + seen, closer + seen_closer, total + len(indices)
     assert closer >= 0.9 * total and plain < 0.8 * total
+
+
+def test_a_hand_small_in_a_large_photo_is_found_by_the_closer_looks_tiles(finder):
+    # A 640-pixel scene in the corner of a 2560-pixel photo: the whole look sees its indices
+    # at a quarter of their size, the tiles at their own.
+    name = "heldout-kde-svg-penguins-0000110.jpg"
+    photo = np.full((2560, 2560, 3), 120, np.uint8)
+    photo[:640, :640] = cv2.imread(str(SAMPLES / name))
+    indices = np.array([c["box"] for c in json.loads((SAMPLES / "labels.json").read_text())[name]["cards"]])
+    assert _boxed(indices, finder(photo, closer=True)) == len(indices) > 2 * _boxed(indices, finder(photo))
