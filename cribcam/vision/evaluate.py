@@ -116,8 +116,7 @@ def evaluate(read: Callable[..., Reading], images: Path, labels: dict,
             result.unreadable.append(name)
             continue
         labelled = {c["card"] for c in entry["cards"]}
-        reading = read(image, expected=len(labelled)) if count_given and len(labelled) in COUNT_GIVEN \
-            else read(image)
+        reading = read(image, expected=given_count(labelled) if count_given else None)
         read_set = set(reading.codes)
         if sheet is not None and read_set != labelled:
             sheet(name, image, entry["cards"], reading)
@@ -151,6 +150,12 @@ class Labels(dict):
     def __init__(self, entries=(), skipped: dict[str, str] | None = None):
         super().__init__(entries)
         self.skipped: dict[str, str] = dict(skipped or {})
+
+
+def given_count(labelled: set[str]) -> int | None:
+    """The number of cards a photo of these labelled cards is read with when the count is
+    given: its own when it is a hand with or without its starter (``COUNT_GIVEN``), else None."""
+    return len(labelled) if len(labelled) in COUNT_GIVEN else None
 
 
 def load_labels(path: str | Path) -> Labels:
