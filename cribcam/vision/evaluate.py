@@ -116,7 +116,8 @@ def evaluate(read: Callable[..., Reading], images: Path, labels: dict,
             result.unreadable.append(name)
             continue
         labelled = {c["card"] for c in entry["cards"]}
-        reading = read(image, expected=given_count(labelled) if count_given else None)
+        expected = given_count(labelled) if count_given else None
+        reading = read(image) if expected is None else read(image, expected=expected)
         read_set = set(reading.codes)
         if sheet is not None and read_set != labelled:
             sheet(name, image, entry["cards"], reading)

@@ -57,7 +57,7 @@ class IndexFinder:
             image: BGR uint8.
             closer: also read the image in tiles of the model's input size: at its own size
                 when it is at least ``tile`` times the input, else enlarged to ``CLOSER`` times
-                the input. Indices under about 16 pixels at the input size fall between the
+                the input (at most ``CLOSER`` times its own size). Indices under about 16 pixels at the input size fall between the
                 cells of the finder's finest grid, and most of them are boxed only so. Seven
                 to fifteen times the time of one look: the reader asks for it when cards are
                 missing (``CardReader``). Always reading a large photo's tiles made phantom
@@ -67,7 +67,10 @@ class IndexFinder:
         if not closer:
             return whole
         height, width = image.shape[:2]
-        scale = 1.0 if max(height, width) >= self.tile * self.imgsz else CLOSER * self.imgsz / max(height, width)
+        # Never more than CLOSER times the image's own pixels: the whole look already enlarges a
+        # small image to the input, and a crop of one card enlarged further had its pips boxed.
+        large = max(height, width) >= self.tile * self.imgsz
+        scale = 1.0 if large else min(CLOSER, CLOSER * self.imgsz / max(height, width))
         tiled = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
         parts = [whole]
         for x, y, w, h in _tiles(tiled.shape[1], tiled.shape[0], self.imgsz):

@@ -13,7 +13,7 @@ from cribcam.vision import CardReader
 from cribcam.vision.report import reading_report
 
 # A held-out design whose indices the reader reads unsurely (datasets/samples, never trained on).
-PHOTO = Path(__file__).resolve().parents[2] / "datasets" / "samples" / "heldout-gnome-bellot-0000055.jpg"
+PHOTO = Path(__file__).resolve().parents[2] / "datasets" / "samples" / "heldout-kde-svg-ancient-egyptians-0000027.jpg"
 
 
 @pytest.fixture(scope="module")
