@@ -57,11 +57,12 @@ class IndexFinder:
             image: BGR uint8.
             closer: also read the image in tiles of the model's input size: at its own size
                 when it is at least ``tile`` times the input, else enlarged to ``CLOSER`` times
-                the input (at most ``CLOSER`` times its own size). Indices under about 16 pixels at the input size fall between the
-                cells of the finder's finest grid, and most of them are boxed only so. Seven
-                to fifteen times the time of one look: the reader asks for it when cards are
-                missing (``CardReader``). Always reading a large photo's tiles made phantom
-                cards of pips and print (models/README.md, "Run 8").
+                the input (at most ``CLOSER`` times its own size). Indices under about 16
+                pixels at the input size fall between the cells of the finder's finest grid,
+                and most of them are boxed only so. Seven to fifteen times the time of one
+                look: the reader asks for it when cards are missing (``CardReader``). Always
+                reading a large photo's tiles made phantom cards of pips and print
+                (models/README.md, "Run 8").
         """
         whole = self._find(image, 0, 0)
         if not closer:

@@ -119,6 +119,14 @@ class CardReader:
         keep = seen | (found.confidence >= self.conf)
         return found[keep], index_score[keep], no_index[keep]
 
+    def _decide(self, found: Detections, index_score: np.ndarray, no_index: np.ndarray, expected: int | None,
+                starter: bool) -> tuple[list[SeenCard], list[str], np.ndarray]:
+        """The cards of ``detect``'s boxes (``cards_from_corners``), their problems, and which
+        boxes look like an index (an unread one is a card that could not be read)."""
+        index_like = (index_score >= UNREADABLE_FINDER) & (no_index < UNREADABLE_NONE)
+        cards, problems = cards_from_corners(found, self.conf, expected, index_like if starter else None)
+        return cards, problems, index_like
+
     def read(self, image: np.ndarray | None, expected: int | None = None, starter: bool = True) -> Reading:
         """Reads a BGR image.
 
@@ -139,12 +147,10 @@ class CardReader:
                                      f"take a photo with the cards filling more of it",),
                            width=width, height=height)
         found, index_score, no_index = self.detect(image)
-        index_like = (index_score >= UNREADABLE_FINDER) & (no_index < UNREADABLE_NONE)
-        cards, problems = cards_from_corners(found, self.conf, expected, index_like if starter else None)
+        cards, problems, index_like = self._decide(found, index_score, no_index, expected, starter)
         if self._wants_closer_look(image, cards, found, expected):
             found, index_score, no_index = self._closer_look(image, found)
-            index_like = (index_score >= UNREADABLE_FINDER) & (no_index < UNREADABLE_NONE)
-            cards, problems = cards_from_corners(found, self.conf, expected, index_like if starter else None)
+            cards, problems, index_like = self._decide(found, index_score, no_index, expected, starter)
         weak = found[(found.confidence < self.conf) & index_like]
         if expected is None or len(cards) < expected:  # with every card read, they are pips and art
             problems += _unreadable(weak, cards, width, height)
