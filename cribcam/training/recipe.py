@@ -293,13 +293,29 @@ def export(recipe: Recipe, finder_checkpoint: Path, hours: float, log) -> dict:
 
 
 def _previous_hours(recipe: Recipe) -> float:
-    """Run hours that went into the models this run continued from (0 for a fresh start)."""
-    if not (recipe.finder_from or recipe.classifier_from):
-        return 0.0
+    """Run hours that went into the models this run continued from (0 for a fresh start).
+
+    A checkpoint ``X/checkpoints/classifier.pt`` was shipped with ``X/training.json``, which
+    holds its hours; a run written to another ``--models`` folder still counts them.
+    """
+    starts = [Path(start) for start in (recipe.finder_from, recipe.classifier_from) if start is not None]
+    records = {start.parent.parent / "training.json" for start in starts if start.parent.name == "checkpoints"}
+    if starts:
+        records.add(recipe.models / "training.json")
+    return max((_hours_in_all(path) for path in records), default=0.0)
+
+
+def _hours_in_all(record_path: Path) -> float:
+    """The CPU hours in all that a ``training.json`` records: its own, or, for models whose
+    finder and classifier came from different runs, the larger of the two runs' records."""
     try:
-        return float(json.loads((recipe.models / "training.json").read_text())["cpu_run_hours_in_all"])
-    except (OSError, ValueError, KeyError):
+        record = json.loads(record_path.read_text())
+    except (OSError, ValueError):
         return 0.0
+    if "cpu_run_hours_in_all" in record:
+        return float(record["cpu_run_hours_in_all"])
+    parts = [part for part in record.values() if isinstance(part, dict) and "cpu_run_hours_in_all" in part]
+    return max((float(part["cpu_run_hours_in_all"]) for part in parts), default=0.0)
 
 
 def _weights_only(checkpoint: Path, out: Path) -> None:

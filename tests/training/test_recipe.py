@@ -56,6 +56,21 @@ def test_a_recipe_with_no_finder_hours_keeps_the_finder_and_trains_the_classifie
     assert "finder: kept as it is" in (recipe.work / "train.log").read_text()
     assert not recipe.finder_run.exists() and record["finder_checkpoint"] == str(checkpoints / "finder.pt")
     assert CardReader(recipe.models).finder.imgsz == recipe.finder_imgsz
+    continued = json.loads((tiny_models / "training.json").read_text())["cpu_run_hours_in_all"]
+    assert record["cpu_run_hours_in_all"] == pytest.approx(continued + record["this_run_hours"], abs=0.002)
+
+
+def test_the_hours_of_models_whose_finder_and_classifier_came_from_two_runs(tmp_path):
+    from cribcam.training.recipe import _hours_in_all
+
+    record = tmp_path / "training.json"
+    record.write_text(json.dumps({"shipped": "finder from run 4, classifier from run 8",
+                                  "finder": {"cpu_run_hours_in_all": 5.3},
+                                  "classifier": {"cpu_run_hours_in_all": 9.556}}))
+    assert _hours_in_all(record) == 9.556
+    record.write_text(json.dumps({"cpu_run_hours_in_all": 1.5}))
+    assert _hours_in_all(record) == 1.5
+    assert _hours_in_all(tmp_path / "missing.json") == 0.0
 
 
 @pytest.mark.parametrize("extra, message", [
