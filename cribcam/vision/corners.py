@@ -20,6 +20,8 @@ the commonest error seen). The decision here:
    many cards (a spread, a table), same-rank neighbours often lie that far apart, and
    merging them lost real cards (on the real validation photos' crowded desk, 0.50 of the
    cards read with a default limit of six, 0.58 without; no set read less precisely for it).
+   What does go without a count is an unsure card read from one box on the face of a card read
+   from two corners: a pip or court art, the other phantom of a single card.
 4. The count is kept: with the number of cards known, never more cards than that. A card
    still too many gives its corners to a card it can be another corner of, or goes, the
    least supported first; too few, and the likeliest index no card claimed is read as the
@@ -50,6 +52,7 @@ CLASS_FLOOR = 0.05  # a card with a lower score in a box gets no vote from it
 # A card read with a lower probability is marked unsure (chosen on the real training photos;
 # see models/README.md, "Reading with a pretrained rank reader and a count-keeping decision").
 UNSURE_CONF = 0.75
+FACE_INSET = 0.1  # of a card's corner-to-corner span, each side: what lies within is its face
 
 
 @dataclass
@@ -78,6 +81,8 @@ def cards_from_corners(found: Detections, conf: float = 0.25, expected: int | No
     cards, problems = _assign(found, strong)
     if expected is None and len(cards) == 2:
         _merge_lone_flip(cards, found)
+    if expected is None:
+        _drop_unsure_on_faces(cards, found)
     if expected is not None:
         _keep_at_most(cards, found, expected)
         if index_like is not None:
@@ -119,6 +124,29 @@ def _holds_a_read_index(found: Detections, assigned: list[int], box: int) -> boo
     """Whether ``box`` holds most of a box already read (or lies in one): the same index
     boxed again with what surrounds it, say its pips."""
     return bool(assigned) and bool((overlap_of_smaller(found.xyxy[[box]], found.xyxy[assigned]) >= CONTAINED).any())
+
+
+def _drop_unsure_on_faces(cards: list[_Card], found: Detections) -> None:
+    """Drops an unsure card read from one box that lies on the face of a card read from two
+    corners or more: the pips or court art between a card's corners, not another card's index.
+    With a count, ``_keep_at_most`` settles such cards; without one they came back as a phantom
+    second card on photos of a single card (4 of the 19 false cards on the real training photos,
+    no right card lost there or on synth-choose; models/README.md, "Run 9")."""
+    faces = [_face(found, card.boxes) for card in cards if len(card.boxes) >= 2]
+    for card in [c for c in cards if len(c.boxes) == 1 and _seen(c, found).unsure]:
+        x1, y1, x2, y2 = found.xyxy[card.boxes[0]]
+        centre = np.array([(x1 + x2) / 2, (y1 + y2) / 2])
+        if any((face[:2] < centre).all() and (centre < face[2:]).all() for face in faces):
+            cards.remove(card)
+
+
+def _face(found: Detections, boxes: list[int]) -> np.ndarray:
+    """The inner part of the rectangle a card's corner boxes span, a tenth of it off each side:
+    its face, where pips and art lie."""
+    corners = found.xyxy[boxes]
+    lo, hi = corners[:, :2].min(axis=0), corners[:, 2:].max(axis=0)
+    inset = (hi - lo) * FACE_INSET
+    return np.concatenate([lo + inset, hi - inset])
 
 
 def _keep_at_most(cards: list[_Card], found: Detections, expected: int) -> None:

@@ -111,7 +111,7 @@ def test_with_the_count_known_no_more_cards_are_read_than_expected():
     # Five cards, and two phantoms: a corner read as another rank beside its card, and a
     # weakly read pip far from every card.
     hand = [*card(100, 100, "5C"), *card(400, 100, "6C"), *card(700, 100, "7C"), *card(1000, 100, "8C"),
-            *card(1300, 100, "KH"), (1310, 150, {"4D": 0.55}), (2000, 900, {"2S": 0.52})]
+            *card(1300, 100, "KH"), (1250, 110, {"4D": 0.55}), (2000, 900, {"2S": 0.52})]
     found = detections(*hand)
     assert len(codes(found)) == 7
     assert sorted(codes(found, expected=5)) == ["5C", "6C", "7C", "8C", "KH"]
@@ -149,6 +149,25 @@ def test_four_printed_corners_make_one_card():
     found = detections(*[(cx, cy, {"QS": 0.8}) for cx, cy in corners], *card(500, 100, "3H"))
     cards, problems = cards_from_corners(found, expected=2)
     assert [(c.card, len(c.boxes)) for c in cards] == [("QS", 4), ("3H", 2)] and problems == []
+
+
+def test_an_unsure_reading_of_a_pip_on_a_card_alone_is_no_second_card():
+    pip = (175, 210, {"4H": 0.6})  # the middle of the 9H's face, read unsurely as a 4H
+    assert codes(detections(*card(100, 100, "9H"), pip)) == ["9H"]
+
+
+def test_a_card_lying_on_another_cards_face_is_kept_when_sure_or_read_from_two_corners():
+    sure = (175, 210, {"4S": 0.9})
+    assert codes(detections(*card(100, 100, "9H"), sure)) == ["9H", "4S"]
+    # the second card's two corners: one on the first card's face, one beyond it
+    crossing = [(175, 210, {"4S": 0.6}), (325, 430, {"4S": 0.6})]
+    assert sorted(codes(detections(*card(100, 100, "9H"), *crossing))) == ["4S", "9H"]
+
+
+def test_with_the_count_known_a_reading_on_a_face_is_left_to_the_count():
+    pip = (175, 210, {"4H": 0.6})
+    assert sorted(codes(detections(*card(100, 100, "9H"), *card(400, 100, "2C"), pip), expected=3)) == \
+        ["2C", "4H", "9H"]
 
 
 def test_a_card_read_with_a_low_probability_is_unsure():
