@@ -79,11 +79,11 @@ def cards_from_corners(found: Detections, conf: float = 0.25, expected: int | No
     """
     strong = np.flatnonzero(found.confidence >= conf)
     cards, problems = _assign(found, strong)
-    if expected is None and len(cards) == 2:
-        _merge_lone_flip(cards, found)
     if expected is None:
+        if len(cards) == 2:
+            _merge_lone_flip(cards, found)
         _drop_unsure_on_faces(cards, found)
-    if expected is not None:
+    else:
         _keep_at_most(cards, found, expected)
         if index_like is not None:
             _fill(cards, found, expected, np.flatnonzero(index_like & (found.confidence < conf)))
