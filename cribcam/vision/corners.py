@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cribcam.scoring.cards import CARD_CODES, RED_SUITS
-from cribcam.vision.detections import Detections, overlap_of_smaller
+from cribcam.vision.detections import Detections, holds, overlap_of_smaller
 from cribcam.vision.reading import SeenCard
 
 # Opposite corners of one card lie this many index-box sizes apart (centre to centre); two
@@ -132,11 +132,9 @@ def _drop_unsure_on_faces(cards: list[_Card], found: Detections) -> None:
     With a count, ``_keep_at_most`` settles such cards; without one they came back as a phantom
     second card on photos of a single card (4 of the 19 false cards on the real training photos,
     no right card lost there or on synth-choose; models/README.md, "Run 9")."""
-    faces = [_face(found, card.boxes) for card in cards if len(card.boxes) >= 2]
+    faces = np.array([_face(found, card.boxes) for card in cards if len(card.boxes) >= 2]).reshape(-1, 4)
     for card in [c for c in cards if len(c.boxes) == 1 and _seen(c, found).unsure]:
-        x1, y1, x2, y2 = found.xyxy[card.boxes[0]]
-        centre = np.array([(x1 + x2) / 2, (y1 + y2) / 2])
-        if any((face[:2] < centre).all() and (centre < face[2:]).all() for face in faces):
+        if holds(faces, found.centers[card.boxes[0]]).any():
             cards.remove(card)
 
 
