@@ -46,3 +46,17 @@ def to_blob(crops: list[np.ndarray] | np.ndarray) -> np.ndarray:
     """BGR uint8 crops to the classifier's (n, 3, size, size) float32 RGB input in [0, 1]."""
     batch = np.asarray(crops, dtype=np.uint8)
     return np.ascontiguousarray(batch[..., ::-1].transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+
+
+def tilted(crops: np.ndarray, degrees: float) -> np.ndarray:
+    """(n, size, size, 3) crops turned ``degrees`` anticlockwise about their centres.
+
+    Quarter turns are exact; other angles repeat the border into the corners the turn
+    uncovers, as a crop at the photo's edge does.
+    """
+    if degrees % 90 == 0:
+        return np.ascontiguousarray(np.rot90(crops, int(degrees // 90) % 4, axes=(1, 2)))
+    size = crops.shape[2]
+    turn = cv2.getRotationMatrix2D((size / 2, size / 2), degrees, 1.0)
+    return np.array([cv2.warpAffine(crop, turn, (size, size), borderMode=cv2.BORDER_REPLICATE)
+                     for crop in crops], np.uint8).reshape(crops.shape)

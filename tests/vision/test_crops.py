@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from cribcam.vision.crops import CROP_SIZE, MARGIN, crop_square, index_crop, to_blob
+from cribcam.vision.crops import CROP_SIZE, MARGIN, crop_square, index_crop, tilted, to_blob
 
 
 def _image_with_square(x1, y1, x2, y2, size=(400, 600)):
@@ -50,3 +50,21 @@ def test_blob_is_rgb_in_unit_range():
     blob = to_blob(crop)
     assert blob.shape == (2, 3, CROP_SIZE, CROP_SIZE) and blob.dtype == np.float32
     assert blob[:, 0].min() == 1.0 and blob[:, 1:].max() == 0.0
+
+
+def test_a_quarter_turn_is_exact_and_anticlockwise():
+    crops = np.zeros((2, CROP_SIZE, CROP_SIZE, 3), np.uint8)
+    crops[:, :10, :10] = 255  # top left
+    turned = tilted(crops, 90)
+    assert turned.shape == crops.shape and turned[:, -10:, :10].all() and turned.sum() == crops.sum()
+    np.testing.assert_array_equal(tilted(crops, 0), crops)
+
+
+def test_a_slanted_crop_keeps_its_centre_and_fills_its_corners():
+    crop = np.full((1, CROP_SIZE, CROP_SIZE, 3), 90, np.uint8)
+    crop[0, CROP_SIZE // 2 - 3:CROP_SIZE // 2 + 3, CROP_SIZE // 2 - 3:CROP_SIZE // 2 + 3] = 255
+    crop[0, :, :4] = 200  # a light left edge to repeat
+    slanted = tilted(crop, 30)
+    assert slanted.shape == crop.shape
+    assert slanted[0, CROP_SIZE // 2, CROP_SIZE // 2, 0] == 255
+    assert (slanted[0, [0, 0, -1, -1], [0, -1, 0, -1], 0] > 0).all()  # no black where the turn uncovered
