@@ -4,7 +4,8 @@ It says where printed indices (rank + suit corners) are, not which card they sho
 the classifier's job. Torch and ultralytics are only needed to train; finding needs
 onnxruntime, OpenCV and numpy. It reads a whole image at its input size; asked for a closer
 look, it also reads the image in overlapping tiles, at the image's own size when that is much
-larger than the input (a phone photo), else enlarged, so that small indices stay large enough.
+larger than the input (a phone photo), else enlarged, so that small indices stay large enough;
+asked for a farther look, it reads the image shrunk, for indices larger than it learnt.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from cribcam.vision.models import onnx_session
 
 PAD_VALUE = 114  # the grey ultralytics pads letterboxed images with
 CLOSER = 2  # a closer look reads an image enlarged to this many times the model's input
+FARTHER = 2  # a farther look reads an image in the middle of a canvas this many times its sides
 
 
 class IndexFinder:
@@ -78,6 +80,18 @@ class IndexFinder:
             found = self._find(tiled[y:y + h, x:x + w], x, y)
             parts.append(Detections(found.xyxy / scale, found.scores))
         return suppress(Detections.merge(parts), self.iou)
+
+    def farther(self, image: np.ndarray) -> Detections:
+        """Index boxes in a BGR uint8 image read from farther away: the image in the middle of a
+        grey canvas ``FARTHER`` times its sides, so each index is that many times smaller at the
+        input. A close-up of a card (a photo of one card filling it) puts its index larger than
+        any the finder learnt from, and it boxes nothing there (models/README.md, "A farther
+        look")."""
+        height, width = image.shape[:2]
+        pad_x, pad_y = round(width * (FARTHER - 1) / 2), round(height * (FARTHER - 1) / 2)
+        canvas = cv2.copyMakeBorder(image, pad_y, pad_y, pad_x, pad_x, cv2.BORDER_CONSTANT, value=(PAD_VALUE,) * 3)
+        found = self._find(canvas, -pad_x, -pad_y)
+        return Detections(np.clip(found.xyxy, 0, [width, height, width, height]), found.scores)
 
     def _find(self, image: np.ndarray, dx: int, dy: int) -> Detections:
         blob, scale, (pad_x, pad_y) = letterbox(image, self.imgsz, self.stride)

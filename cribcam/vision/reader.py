@@ -70,27 +70,29 @@ class CardReader:
         recognizer = rank_reader_file(self.folder) if rank_reader else None
         self.rank_reader = RankReader(recognizer, threads, self.classifier.texts) if recognizer else None
 
-    def find(self, image: np.ndarray, closer: bool = False) -> Detections:
+    def find(self, image: np.ndarray, closer: bool = False, farther: bool = False) -> Detections:
         """The finder's index boxes in a BGR image's pixels, one score column.
 
         The finder reads a copy scaled down to ``MAX_SIDE``: phone photos are 4000 px and more.
-        ``closer`` also reads it in tiles (``IndexFinder``), for small indices.
+        ``closer`` also reads it in tiles (``IndexFinder``), for small indices; ``farther``
+        reads it shrunk instead, for large ones.
         """
         height, width = image.shape[:2]
         scale = min(1.0, MAX_SIDE / max(height, width))
         small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) \
             if scale < 1 else image
-        found = self.finder(small, closer)
+        found = self.finder.farther(small) if farther else self.finder(small, closer)
         return Detections(found.xyxy / scale, found.scores)
 
-    def detect(self, image: np.ndarray, closer: bool = False) -> tuple[Detections, np.ndarray, np.ndarray]:
+    def detect(self, image: np.ndarray, closer: bool = False,
+               farther: bool = False) -> tuple[Detections, np.ndarray, np.ndarray]:
         """The classified index boxes of a BGR image, each box's finder score, and the
         classifier's probability that the box holds no index.
 
         The classifier crops the photo itself, so small print keeps every pixel it has; the
         rank reader reads the boxes whose rank the classifier is unsure of.
         """
-        found = self.find(image, closer)
+        found = self.find(image, closer, farther)
         probabilities = self.classifier(image, found.xyxy)
         if self.rank_reader is not None:
             probabilities = with_rank_opinion(probabilities, lambda boxes: self.rank_reader(image, found.xyxy[boxes]))
@@ -118,6 +120,14 @@ class CardReader:
         seen = box_iou(found.xyxy, plain.xyxy).max(axis=1) >= SAME_BOX if len(plain) else np.zeros(len(found), bool)
         keep = seen | (found.confidence >= self.conf)
         return found[keep], index_score[keep], no_index[keep]
+
+    def _farther_look(self, image: np.ndarray, expected: int | None, starter: bool):
+        """``detect`` from farther away (``IndexFinder.farther``) and its decision, when that reads
+        a card: a photo in which nothing was read may be a close-up, its indices larger than any
+        the finder learnt. None when it reads nothing either."""
+        seen = self.detect(image, farther=True)
+        decided = self._decide(*seen, expected, starter)
+        return (seen, decided) if decided[0] else None
 
     def _decide(self, found: Detections, index_score: np.ndarray, no_index: np.ndarray, expected: int | None,
                 starter: bool) -> tuple[list[SeenCard], list[str], np.ndarray]:
@@ -148,7 +158,10 @@ class CardReader:
                            width=width, height=height)
         found, index_score, no_index = self.detect(image)
         cards, problems, index_like = self._decide(found, index_score, no_index, expected, starter)
-        if self._wants_closer_look(image, cards, found, expected):
+        farther = self._farther_look(image, expected, starter) if not cards else None
+        if farther is not None:
+            (found, index_score, no_index), (cards, problems, index_like) = farther
+        elif self._wants_closer_look(image, cards, found, expected):
             found, index_score, no_index = self._closer_look(image, found)
             cards, problems, index_like = self._decide(found, index_score, no_index, expected, starter)
         weak = found[(found.confidence < self.conf) & index_like]

@@ -1,7 +1,9 @@
-"""The reader's closer look: a photo with cards missing is read again in tiles (enlarged when small).
+"""The reader's other looks: a photo with cards missing is read again in tiles (enlarged when
+small), and one in which nothing was read is first read again from farther away.
 
 Real scenes through the shipped models: the bundled held-out scenes shrunk to half their size
-on a plain table, so that their indices are 4 to 15 pixels high.
+on a plain table, so that their indices are 4 to 15 pixels high; a bundled real photo cut down
+to one card's corner, so that its index fills a third of the frame.
 """
 
 import json
@@ -14,6 +16,7 @@ import pytest
 from cribcam.vision import CardReader
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
+PHOTOS = Path(__file__).resolve().parents[1] / "data" / "photos"
 LABELS = json.loads((SAMPLES / "labels.json").read_text())
 
 
@@ -39,14 +42,14 @@ def _right_and_wrong(reader: CardReader) -> tuple[int, int]:
     return right, wrong
 
 
-def _looks(reader: CardReader, image: np.ndarray, expected: int | None) -> list[bool]:
-    """Whether each detection of one reading was a closer look."""
+def _looks(reader: CardReader, image: np.ndarray, expected: int | None) -> list[str]:
+    """The looks one reading took, in order: "whole", "closer" or "farther"."""
     looks = []
     detect = reader.detect
 
-    def spy(image, closer=False):
-        looks.append(closer)
-        return detect(image, closer)
+    def spy(image, closer=False, farther=False):
+        looks.append("closer" if closer else "farther" if farther else "whole")
+        return detect(image, closer, farther)
 
     reader.detect = spy
     try:
@@ -68,8 +71,8 @@ def test_hands_seen_from_twice_as_far_read_more_cards_right_and_no_more_wrong(re
 def test_a_hand_read_whole_is_not_read_again(reader):
     name = "heldout-gnome-neoclassical-0000002.jpg"
     image = cv2.imread(str(SAMPLES / name))
-    assert _looks(reader, image, expected=5) == [False]
-    assert _looks(reader, _from_twice_as_far("heldout-gnome-bellot-0000005.jpg"), expected=5) == [False, True]
+    assert _looks(reader, image, expected=5) == ["whole"]
+    assert _looks(reader, _from_twice_as_far("heldout-gnome-bellot-0000005.jpg"), expected=5) == ["whole", "closer"]
 
 
 def test_a_large_photo_read_whole_is_not_read_in_tiles(reader):
@@ -77,11 +80,24 @@ def test_a_large_photo_read_whole_is_not_read_in_tiles(reader):
     # read in tiles every time had lost 0.11 of their precision (models/README.md, "Run 8").
     scene = cv2.imread(str(SAMPLES / "heldout-gnome-neoclassical-0000002.jpg"))
     photo = cv2.resize(scene, None, fx=3, fy=3, interpolation=cv2.INTER_CUBIC)
-    assert _looks(reader, photo, expected=5) == [False]
+    assert _looks(reader, photo, expected=5) == ["whole"]
     assert reader.read(photo, expected=5).codes == reader.read(scene, expected=5).codes
 
 
 def test_without_a_count_only_tiny_or_no_indices_look_closer(reader):
     name = "heldout-kde-svg-penguins-0000110.jpg"
-    assert _looks(reader, cv2.imread(str(SAMPLES / name)), expected=None) == [False]
-    assert _looks(reader, np.full((480, 640, 3), 200, np.uint8), expected=None) == [False, True]
+    assert _looks(reader, cv2.imread(str(SAMPLES / name)), expected=None) == ["whole"]
+    # Nothing read at all: from farther away first (a close-up?), then closer.
+    assert _looks(reader, np.full((480, 640, 3), 200, np.uint8), expected=None) == ["whole", "farther", "closer"]
+
+
+def test_a_close_up_of_a_card_is_read_from_farther_away(reader):
+    # The ace of hearts' top corner of the bundled gold-on-black photo, enlarged to 640 pixels:
+    # its index is about 210 pixels high, larger than any the finder learnt, and it boxes
+    # nothing there; from twice as far it is read.
+    photo = cv2.imread(str(PHOTOS / "blackgold-3-cards.jpg"))
+    close_up = cv2.resize(photo[420:620, 0:170], (544, 640), interpolation=cv2.INTER_CUBIC)
+    first_look, _, _ = reader._decide(*reader.detect(close_up), None, True)
+    assert first_look == []
+    assert _looks(reader, close_up, expected=None) == ["whole", "farther"]
+    assert reader.read(close_up).codes == ["AH"]

@@ -68,3 +68,16 @@ def test_a_hand_small_in_a_large_photo_is_found_by_the_closer_looks_tiles(finder
     photo[:640, :640] = cv2.imread(str(SAMPLES / name))
     indices = np.array([c["box"] for c in json.loads((SAMPLES / "labels.json").read_text())[name]["cards"]])
     assert _boxed(indices, finder(photo, closer=True)) == len(indices) > 2 * _boxed(indices, finder(photo))
+
+
+def test_a_farther_look_boxes_an_index_too_large_for_one_look_in_the_images_pixels(finder):
+    # One corner of a bundled real photo enlarged until its index is about 210 pixels high:
+    # the whole look boxes nothing there, the farther look the index, where it is.
+    photo = cv2.imread(str(Path(__file__).resolve().parents[1] / "data" / "photos" / "blackgold-3-cards.jpg"))
+    close_up = cv2.resize(photo[420:620, 0:170], None, fx=3.2, fy=3.2, interpolation=cv2.INTER_CUBIC)
+    index = np.array([[28.7, 44.8, 96.9, 155.8]]) * 3.2  # the ace of hearts' index box in the photo, enlarged
+    assert _boxed(index, finder(close_up)) == 0
+    found = finder.farther(close_up)
+    assert _boxed(index, found) == 1
+    assert (found.xyxy >= 0).all() and (found.xyxy[:, [0, 2]] <= close_up.shape[1]).all() \
+        and (found.xyxy[:, [1, 3]] <= close_up.shape[0]).all()
