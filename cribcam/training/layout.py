@@ -21,7 +21,8 @@ import numpy as np
 from cribcam.scoring.cards import CARD_CODES, RANKS, SUIT_NAMES, SUITS
 from cribcam.vision.corners import CORNER_PAIR_SPAN
 from cribcam.vision.crops import index_crop
-from cribcam.vision.detections import holds
+from cribcam.vision.detections import Detections, holds
+from cribcam.vision.reader import CARD_CONF
 
 # A card's corner boxes lie this many box sizes apart (wider than the reader's, which must
 # tell corners of neighbouring cards in a hand apart; large indices on small cards come to 1.9).
@@ -87,7 +88,22 @@ def find_cards(reader, image: np.ndarray) -> list[FoundCard]:
     """
     # Teaching takes the finder's closer look: it has the time, and an index missed is a card
     # not taught (a layout photo's indices are small at the finder's input size).
-    found, finder_score, no_index = reader.detect(image, closer=True)
+    cards = _cards_seen(image, *reader.detect(image, closer=True))
+    if not _any_read(cards):  # a close-up, its indices larger than the finder learnt?
+        farther = _cards_seen(image, *reader.detect(image, farther=True))
+        if _any_read(farther):
+            return farther
+    return cards
+
+
+def _any_read(cards: list[FoundCard]) -> bool:
+    """Whether the reader would read any of ``cards`` as a card."""
+    return any(card.confidence >= CARD_CONF for card in cards)
+
+
+def _cards_seen(image: np.ndarray, found: Detections, finder_score: np.ndarray,
+                no_index: np.ndarray) -> list[FoundCard]:
+    """The cards of one look's classified boxes (``CardReader.detect``), in reading order."""
     # Pips and court art the finder boxes too: the classifier knows them for no index, and
     # every index of one deck in one photo is about the same size.
     keep = no_index < NO_INDEX_CEILING

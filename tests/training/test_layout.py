@@ -5,8 +5,10 @@ training (``render_layout``, fixtures in ``conftest.py``), so the labels are exa
 design is one the bundled classifier never saw.
 """
 
+from pathlib import Path
 from types import SimpleNamespace
 
+import cv2
 import numpy as np
 import pytest
 
@@ -161,6 +163,24 @@ def test_a_card_named_without_a_box_takes_every_index_found_in_its_photo(shipped
     assert list(layout.as_labels([photo])["five.jpg"]["cards"][0]) == ["card", "box"]
 
 
+def test_a_close_up_of_a_card_named_without_a_box_is_found_from_farther_away(shipped_models):
+    from cribcam.vision import CardReader
+
+    # A corner of a bundled real photo enlarged until its index (the ace of hearts) is about
+    # 210 pixels high: larger than any the finder learnt, even in its closer look.
+    photo = cv2.imread(str(Path(__file__).resolve().parents[1] / "data" / "photos" / "blackgold-3-cards.jpg"))
+    close_up = cv2.resize(photo[420:620, 0:170], (544, 640), interpolation=cv2.INTER_CUBIC)
+    reader = CardReader(shipped_models)
+    closer_only = SimpleNamespace(detect=lambda image, closer=False, farther=False: reader.detect(image, closer))
+    assert all(card.confidence < 0.5 for card in layout.find_cards(closer_only, close_up))  # specks, read as nothing
+    taught = layout.LayoutPhoto("ace.jpg", close_up)
+    layout.name_by_labels(taught, {"cards": [{"card": "AH", "box": None}]}, reader)
+    (card,) = taught.cards
+    assert card.name == "AH" and card.proposal == "AH" and len(card.boxes) == 1
+    x1, y1, x2, y2 = card.boxes[0]
+    assert x1 < 28.7 * 3.2 + 40 and y1 < 44.8 * 3.2 + 40 and x2 > 96.9 * 3.2 - 40 and y2 > 155.8 * 3.2 - 40
+
+
 def test_a_card_without_a_box_must_be_its_photos_only_card(layouts):
     image, _ = layouts["H"]
     reader = SimpleNamespace(find=lambda image, closer=False: Detections(np.zeros((0, 4)), np.zeros((0, 1))))
@@ -172,8 +192,8 @@ def test_a_card_without_a_box_must_be_its_photos_only_card(layouts):
 
 
 def test_a_photo_with_no_index_found_names_no_card_and_says_so():
-    reader = SimpleNamespace(detect=lambda image, closer=False: (Detections(np.zeros((0, 4)), np.zeros((0, 52))), np.zeros(0),
-                                                    np.zeros(0)))
+    reader = SimpleNamespace(detect=lambda image, closer=False, farther=False: (
+        Detections(np.zeros((0, 4)), np.zeros((0, 52))), np.zeros(0), np.zeros(0)))
     photo = layout.LayoutPhoto("blank.jpg", np.zeros((200, 200, 3), np.uint8))
     layout.name_one_card(photo, "QH", reader)
     assert photo.cards == [] and photo.problems == ["blank.jpg: no index found: photograph the card closer, "
