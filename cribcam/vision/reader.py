@@ -161,9 +161,11 @@ class CardReader:
         farther = self._farther_look(image, expected, starter) if not cards else None
         if farther is not None:
             (found, index_score, no_index), (cards, problems, index_like) = farther
-        elif self._wants_closer_look(image, cards, found, expected):
-            found, index_score, no_index = self._closer_look(image, found)
-            cards, problems, index_like = self._decide(found, index_score, no_index, expected, starter)
+        if self._wants_closer_look(image, cards, found, expected):
+            closer = self._closer_look(image, found)
+            decided = self._decide(*closer, expected, starter)
+            if farther is None or len(decided[0]) > len(cards):  # the farther look's cards stay if as many
+                (found, index_score, no_index), (cards, problems, index_like) = closer, decided
         weak = found[(found.confidence < self.conf) & index_like]
         if expected is None or len(cards) < expected:  # with every card read, they are pips and art
             problems += _unreadable(weak, cards, width, height)
