@@ -25,7 +25,8 @@ SAMPLE_LABELS = json.loads((SAMPLES / "labels.json").read_text())
 PHOTO_LABELS = json.loads((PHOTOS / "labels.json").read_text())
 # Measured with the shipped models (models/README.md, "Run 9"), 11 photos, 51 cards: recall
 # 46/51 = 0.902, precision 46/50 = 0.920, exact 8/11 = 0.727 (run 4's finder, run 9's
-# classifier, the fine-tuned rank reader, the closer look). Run 8's classifier read 45/51, 45/50,
+# classifier, the fine-tuned rank reader, the closer look; the same with the tilted looks and the
+# farther look, "Tilted looks, a farther look, and run 10"). Run 8's classifier read 45/51, 45/50,
 # 8/11 here, run 7's 48/51, 48/51, 9/11 (the 600 held-out scenes read better with each: eight
 # scenes are a smoke test, not a measure). Earlier: run 4's classifier 46/51, 46/51, 8/11;
 # zero-shot 45/51, 45/51, 8/11; before the rank reader and the count-keeping decision 41/51,
