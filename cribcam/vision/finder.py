@@ -85,8 +85,8 @@ class IndexFinder:
         """Index boxes in a BGR uint8 image read from farther away: the image in the middle of a
         grey canvas ``FARTHER`` times its sides, so each index is that many times smaller at the
         input. A close-up of a card (a photo of one card filling it) puts its index larger than
-        any the finder learnt from, and it boxes nothing there (models/README.md, "A farther
-        look")."""
+        any the finder learnt from, and it boxes nothing there (models/README.md, "Tilted looks,
+        a farther look, and run 10")."""
         height, width = image.shape[:2]
         pad_x, pad_y = round(width * (FARTHER - 1) / 2), round(height * (FARTHER - 1) / 2)
         canvas = cv2.copyMakeBorder(image, pad_y, pad_y, pad_x, pad_x, cv2.BORDER_CONSTANT, value=(PAD_VALUE,) * 3)
