@@ -40,18 +40,6 @@ TILTED_BELOW = 0.4
 TILTS = (30, -30, 90)  # degrees anticlockwise
 
 
-def read_tilted_too(read_crops, crops: np.ndarray) -> np.ndarray:
-    """``read_crops(crops)``, with the crops it is unsure of (``TILTED_BELOW``) read again at
-    each of ``TILTS`` and the readings averaged."""
-    probabilities = read_crops(crops)
-    unsure = np.flatnonzero(probabilities[:, :52].max(axis=1) < TILTED_BELOW)
-    if len(unsure):
-        looks = read_crops(np.concatenate([tilted(crops[unsure], angle) for angle in TILTS]))
-        probabilities[unsure] += looks.reshape(len(TILTS), len(unsure), -1).sum(axis=0)
-        probabilities[unsure] /= 1 + len(TILTS)
-    return probabilities
-
-
 class IndexClassifier:
     """Reads index crops into card probabilities.
 
@@ -71,7 +59,7 @@ class IndexClassifier:
 
     def __call__(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """(n, 53) probabilities for the (n, 4) ``boxes`` of a BGR image: 52 cards, then none."""
-        return read_tilted_too(self.read_crops, self.crops(image, boxes))
+        return self.read_tilted_too(self.crops(image, boxes))
 
     def crops(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """The (n, size, size, 3) BGR crops this classifier reads for ``boxes``."""
@@ -82,6 +70,17 @@ class IndexClassifier:
     def has_features(self) -> bool:
         """Whether this model answers its features too (exported since teaching needs them)."""
         return FEATURES_OUTPUT in [output.name for output in self.session.get_outputs()]
+
+    def read_tilted_too(self, crops: np.ndarray) -> np.ndarray:
+        """``read_crops(crops)``, with the crops it is unsure of (``TILTED_BELOW``) read again at
+        each of ``TILTS`` and the readings averaged."""
+        probabilities = self.read_crops(crops)
+        unsure = np.flatnonzero(probabilities[:, :52].max(axis=1) < TILTED_BELOW)
+        if len(unsure):
+            looks = self.read_crops(np.concatenate([tilted(crops[unsure], angle) for angle in TILTS]))
+            probabilities[unsure] += looks.reshape(len(TILTS), len(unsure), -1).sum(axis=0)
+            probabilities[unsure] /= 1 + len(TILTS)
+        return probabilities
 
     def read_crops(self, crops: np.ndarray) -> np.ndarray:
         """(n, 53) probabilities for the crops that ``crops`` cut.
