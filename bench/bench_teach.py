@@ -7,10 +7,10 @@
 2. Two held-out synthetic designs: taught from four rendered layout photos each (one suit a
    photo, `--order suits-in-rows`, no names typed), measured on the held-out scenes of the
    same designs (`cribcam data build --split heldout`).
-3. Decks lettered differently (`cribcam.datagen.font_decks.ALPHABETS`, Dutch and German):
-   taught with `--labels` from rendered layouts of the clubs and diamonds, measured on
-   rendered layouts of the hearts and spades: their court cards and aces (lettered) and all
-   their cards.
+3. Decks lettered differently (`cribcam.datagen.font_decks.ALPHABETS`, Dutch and German,
+   each drawn in two pinned font files, ``LETTERED``): taught with `--labels` from rendered
+   layouts of the clubs and diamonds, measured on rendered layouts of the hearts and spades:
+   their court cards and aces (lettered) and all their cards.
 4. For every taught deck, the real validation photos as a whole, against the bundled reader.
    Every `cribcam eval` runs with `--count-given`, as the photo page reads a hand.
 5. Time: each teaching (with the machine's load), and reading the real validation photos
@@ -43,7 +43,10 @@ HELDOUT = Path("datasets/build/heldout")
 BLACKGOLD = "phone_blackgold_deck"
 TAUGHT_PHOTOS = 20
 DESIGNS = ["gnome-bellot", "kde-svg-penguins"]
-ALPHABETS = ["dutch", "german"]
+# The lettered decks, pinned to font files (bin/install-training-fonts installs them) and a
+# style seed, so that every machine draws the same two decks.
+LETTERED = {"dutch": ("Manrope-ExtraBold.ttf", "DejaVuSansCondensed-Oblique.ttf", 0),
+            "german": ("AccanthisADFStdNo2-BoldItalic.otf", "Arimo-Regular.ttf", 1)}
 PARTS = ["blackgold", "designs", "lettered", "speed"]
 MODEL: list = []  # ["--model", DIR] when the models to teach on are not the bundled ones
 
@@ -194,10 +197,13 @@ def main() -> None:
 
     # 3. decks lettered differently, taught from two suits, read on the other two
     if "lettered" in args.only:
-        from cribcam.datagen.font_decks import font_decks
+        from cribcam.datagen.font_decks import named_deck
 
-        for k, alphabet in enumerate(ALPHABETS):
-            deck = font_decks(1, seed=k, alphabet=alphabet)[0]
+        for alphabet, (rank_font, suit_font, seed) in LETTERED.items():
+            try:
+                deck = named_deck(rank_font, suit_font, seed, alphabet)
+            except FileNotFoundError as exc:
+                sys.exit(f"bench_teach: {exc}")
             folder = work / alphabet
             shown = rendered(deck, "CD", [0], folder)
             record, seconds, busy = timed_teach([*(folder / n for n in shown), "--name", alphabet,

@@ -70,6 +70,24 @@ def font_decks(count: int, seed: int, root: Path = FONT_ROOT, alphabet: str | No
             for _ in range(count)]
 
 
+def named_deck(rank_font: str, suit_font: str, seed: int, alphabet: str | None = None,
+               root: Path = FONT_ROOT) -> Deck:
+    """One deck in the font files named (``"Arimo-Regular.ttf"``, found under ``root``), in the
+    style ``seed`` draws: the same deck on every machine that has those files, where
+    ``font_decks`` picks from whatever fonts are installed.
+
+    Raises:
+        FileNotFoundError: a named font is not installed.
+    """
+    paths = []
+    for name in (rank_font, suit_font):
+        found = sorted(root.rglob(name))
+        if not found:
+            raise FileNotFoundError(f"the font {name} is not under {root} (bash bin/install-training-fonts installs it)")
+        paths.append(found[0])
+    return font_deck(*paths, np.random.default_rng(seed), ALPHABETS[alphabet] if alphabet else None)
+
+
 def font_deck(rank_font: Path, suit_font: Path, rng: np.random.Generator, letters: dict | None = None) -> Deck:
     """One plain deck: every card's index set in ``rank_font`` over a ``suit_font`` symbol, the
     ranks in ``letters`` printed as it says ("B" for the jack, say)."""

@@ -67,3 +67,17 @@ def test_a_lettered_deck_prints_its_own_letters_for_the_ranks_it_letters():
     for code in ("AH", "JS", "QC", "KD"):
         assert index(dutch, code).shape != index(plain, code).shape or \
             not np.array_equal(index(dutch, code), index(plain, code))
+
+
+def test_a_deck_named_by_its_font_files_is_drawn_the_same_each_time_and_a_missing_font_is_named():
+    from cribcam.datagen.font_decks import named_deck
+
+    ranks, suits = find_fonts()
+    if not suits:
+        pytest.skip("no font with the rank glyphs and suit symbols is installed")
+    first = named_deck(ranks[0].name, suits[0].name, seed=4, alphabet="german")
+    again = named_deck(ranks[0].name, suits[0].name, seed=4, alphabet="german")
+    assert first.name == again.name and first.name.endswith("-JB-QD-KK")
+    assert all(np.array_equal(first.cards[c], again.cards[c]) for c in ("AS", "JH", "KD"))
+    with pytest.raises(FileNotFoundError, match="NoSuchFont.ttf"):
+        named_deck("NoSuchFont.ttf", suits[0].name, seed=4)
