@@ -22,7 +22,6 @@ from cribcam.scoring.cards import CARD_CODES, RANKS, SUIT_NAMES, SUITS
 from cribcam.vision.corners import CORNER_PAIR_SPAN
 from cribcam.vision.crops import index_crop
 from cribcam.vision.detections import Detections, holds
-from cribcam.vision.reader import CARD_CONF
 
 # A card's corner boxes lie this many box sizes apart (wider than the reader's, which must
 # tell corners of neighbouring cards in a hand apart; large indices on small cards come to 1.9).
@@ -89,16 +88,16 @@ def find_cards(reader, image: np.ndarray) -> list[FoundCard]:
     # Teaching takes the finder's closer look: it has the time, and an index missed is a card
     # not taught (a layout photo's indices are small at the finder's input size).
     cards = _cards_seen(image, *reader.detect(image, closer=True))
-    if not _any_read(cards):  # a close-up, its indices larger than the finder learnt?
+    if not _any_read(cards, reader.conf):  # a close-up, its indices larger than the finder learnt?
         farther = _cards_seen(image, *reader.detect(image, farther=True))
-        if _any_read(farther):
+        if _any_read(farther, reader.conf):
             return farther
     return cards
 
 
-def _any_read(cards: list[FoundCard]) -> bool:
-    """Whether the reader would read any of ``cards`` as a card."""
-    return any(card.confidence >= CARD_CONF for card in cards)
+def _any_read(cards: list[FoundCard], conf: float) -> bool:
+    """Whether a reader that counts a card from ``conf`` would read any of ``cards``."""
+    return any(card.confidence >= conf for card in cards)
 
 
 def _cards_seen(image: np.ndarray, found: Detections, finder_score: np.ndarray,

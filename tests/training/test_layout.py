@@ -171,7 +171,8 @@ def test_a_close_up_of_a_card_named_without_a_box_is_found_from_farther_away(shi
     photo = cv2.imread(str(Path(__file__).resolve().parents[1] / "data" / "photos" / "blackgold-3-cards.jpg"))
     close_up = cv2.resize(photo[420:620, 0:170], (544, 640), interpolation=cv2.INTER_CUBIC)
     reader = CardReader(shipped_models)
-    closer_only = SimpleNamespace(detect=lambda image, closer=False, farther=False: reader.detect(image, closer))
+    closer_only = SimpleNamespace(detect=lambda image, closer=False, farther=False: reader.detect(image, closer),
+                                  conf=reader.conf)
     assert all(card.confidence < 0.5 for card in layout.find_cards(closer_only, close_up))  # specks, read as nothing
     taught = layout.LayoutPhoto("ace.jpg", close_up)
     layout.name_by_labels(taught, {"cards": [{"card": "AH", "box": None}]}, reader)
@@ -193,7 +194,7 @@ def test_a_card_without_a_box_must_be_its_photos_only_card(layouts):
 
 def test_a_photo_with_no_index_found_names_no_card_and_says_so():
     reader = SimpleNamespace(detect=lambda image, closer=False, farther=False: (
-        Detections(np.zeros((0, 4)), np.zeros((0, 52))), np.zeros(0), np.zeros(0)))
+        Detections(np.zeros((0, 4)), np.zeros((0, 52))), np.zeros(0), np.zeros(0)), conf=0.5)
     photo = layout.LayoutPhoto("blank.jpg", np.zeros((200, 200, 3), np.uint8))
     layout.name_one_card(photo, "QH", reader)
     assert photo.cards == [] and photo.problems == ["blank.jpg: no index found: photograph the card closer, "
