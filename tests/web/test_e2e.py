@@ -176,6 +176,15 @@ def claim(page, points: int) -> None:
     page.click("#claim-form button[type=submit]")
 
 
+def wait_for_request(page, held: list) -> None:
+    """Waits up to 10 s until a request that a test's route holds back is in ``held``."""
+    for _ in range(200):
+        if held:
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError("the page sent no request to hold")
+
+
 def expected_total(hand, starter, **kwargs) -> str:
     return str(score_hand(hand, starter, **kwargs).total)
 
@@ -271,6 +280,33 @@ def test_an_impossible_claim_counting_it_yourself_is_judged_not_refused(open_pag
     expect(page.locator("#verdict")).to_contain_text("Over-claimed by 1")
     claim(page, 1001)  # beyond what the server takes: the page's own message, from the same bound
     expect(page.locator("#count-error")).to_contain_text("Enter the points claimed as a whole number")
+
+
+def test_a_claim_typed_while_the_hand_is_checked_stays_for_that_hand(open_page):
+    # Counting it yourself, a new hand clears the claim box: the player counts it afresh. A
+    # claim typed while that hand was still on its way to the server is for it, and stays.
+    page = open_page().page
+    page.check("#practice")
+    held = []
+
+    def hold_the_first(route):  # the typed hand's check waits until the claim is typed
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route("**/api/count", hold_the_first)
+    type_cards(page, "5H 5C 5S JD 5D")
+    wait_for_request(page, held)
+    page.fill("#claim", "29")
+    held[0].continue_()
+    expect(page.locator("#practice-note")).to_be_visible()  # the hand counted, the count hidden
+    expect(page.locator("#claim")).to_have_value("29")
+    page.click("#claim-form button[type=submit]")
+    expect(page.locator("#verdict")).to_have_attribute("data-verdict", "correct")
+    type_cards(page, "9S 6D 5H 4C 4D")  # the next hand: the claim typed before it goes
+    expect(page.locator("#claim")).to_have_value("")
+    expect(page.locator("#practice-note")).to_be_visible()
 
 
 def test_count_it_yourself_first_hides_the_count_until_a_claim(open_page):

@@ -22,7 +22,7 @@ from cribcam.scoring import score_hand
 from cribcam.web import create_app
 
 from test_e2e import (DATA, DESKTOP, PHONE, SHOTS, Page, browser, change_card, expect,  # noqa: F401
-                      hand_chips, open_page, starter_chip, total, type_cards)
+                      hand_chips, open_page, starter_chip, total, type_cards, wait_for_request)
 from webtools import StubReader
 
 PAGES = [("/", "Count a hand"), ("/live", "Live camera"), ("/game", "Game"),
@@ -263,6 +263,30 @@ def test_the_page_reads_unsure_from_each_card_of_the_json(open_page, tmp_path):
     type_cards(page, "5H 5C TS JD 5D")
     expect(page.locator(".chip.unsure")).to_have_count(0)
     expect(page.locator("#unsure-note")).to_be_hidden()
+
+
+def test_a_claim_typed_while_the_photo_is_read_is_judged_on_its_hand(open_page, tmp_path):
+    # A player photographs the hand and types the opponent's claim while it is read: the claim
+    # is for that hand, so it stays and is judged on it. A claim typed before is for the hand
+    # before, and goes.
+    reading = {"cards": [{"card": c, "confidence": 0.95, "boxes": []} for c in ("5H", "5C", "5S", "JD", "5D")],
+               "starter": "5D", "problems": [], "count": None}
+    tab = open_page(create_app({"TESTING": True}, reader=StubReader()))
+    page = tab.page
+    held = []
+    page.route("**/api/read", lambda route: held.append(route))
+    page.set_input_files("#file-input", photo_file(tmp_path))
+    wait_for_request(page, held)
+    page.fill("#claim", "29")
+    page.click("#claim-form button[type=submit]")
+    held.pop().fulfill(status=200, content_type="application/json", body=json.dumps(reading))
+    expect(total(page)).to_have_text("29")
+    expect(page.locator("#verdict")).to_have_attribute("data-verdict", "correct")
+    page.set_input_files("#file-input", photo_file(tmp_path))  # the next photo, no claim typed
+    wait_for_request(page, held)
+    held.pop().fulfill(status=200, content_type="application/json", body=json.dumps(reading))
+    expect(page.locator("#claim")).to_have_value("")
+    expect(page.locator("#verdict")).to_be_hidden()
 
 
 def test_the_cards_the_real_reader_is_unsure_of_are_the_ones_drawn_unsure(open_page, model_reader):

@@ -3,7 +3,7 @@
 // photo, shows it with the cards read drawn on it, and hands the cards to the shared
 // counting controls (counting.js).
 import {
-  $, adoptReading, capitalise, cardText, hideStarterChoices, send, startCounting, state, unsureCodes,
+  $, adoptReading, capitalise, cardText, claimsTyped, hideStarterChoices, send, startCounting, state, unsureCodes,
 } from "./counting.js";
 
 const body = document.body;
@@ -69,6 +69,7 @@ async function readPhoto(file) {
   form.append("variant", state.variant);
   form.append("crib", String(state.crib));
   form.append("annotate", "true");
+  const claimsTypedAtSend = claimsTyped();
   const { ok, data } = await send("/api/read", { method: "POST", body: form });
   if (seq !== readSeq) return;
   body.classList.remove("reading");
@@ -78,17 +79,17 @@ async function readPhoto(file) {
     setPhotoStatus(data.error, true);
     return;
   }
-  showReading(data);
+  showReading(data, claimsTypedAtSend);
 }
 
-function showReading(data) {
+function showReading(data, claimsTypedAtSend) {
   $("photo").src = data.annotated || localPhotoUrl;
   $("photo-figure").hidden = false;
   const n = data.cards.length;
   const unsure = unsureCodes(data.cards).length;
   const check = unsure ? `, ${unsure} to check` : "";
   setPhotoStatus(n ? `${n} card${n === 1 ? "" : "s"} read${check}. Tap a card below to fix it.` : "No cards read.");
-  adoptReading(data);
+  adoptReading(data, claimsTypedAtSend);
 }
 
 // The count of the photo shown, above the photo: on a phone the counting panels lie below

@@ -27,6 +27,11 @@ export const state = {
 };
 let refreshSeq = 0;
 let lastCount = null;
+let claimEdits = 0; // edits of the claim box so far
+
+// How often the claim box has been edited: a page notes it when it sends off a hand, and a
+// claim typed while that hand was on its way is the player's claim for it, so it stays.
+export const claimsTyped = () => claimEdits;
 
 // ---- cards: display only -----------------------------------------------------------------
 
@@ -321,8 +326,9 @@ export function hideStarterChoices() {
 
 // Takes the cards of a reading (the JSON of /api/read) as the hand: its problems are listed,
 // and when the layout does not say which card is the starter, the total for each choice is
-// offered. Resolves as refresh() does.
-export function adoptReading(data) {
+// offered. The claim goes with the hand before, unless it was typed after `claimsTypedAtSend`
+// (claimsTyped() when the photo was sent). Resolves as refresh() does.
+export function adoptReading(data, claimsTypedAtSend = claimEdits) {
   const problems = $("problems");
   problems.replaceChildren(...data.problems.map((text) => {
     const li = document.createElement("li");
@@ -354,7 +360,7 @@ export function adoptReading(data) {
     $("starter-choices").hidden = false;
   }
   $("typed-cards").value = "";
-  clearClaim();
+  if (claimEdits === claimsTypedAtSend) clearClaim();
   return refresh();
 }
 
@@ -456,6 +462,7 @@ export function startCounting({ onClear, noModelNote, onNoModel = () => {}, onCo
     state.claim = claim;
     refresh();
   });
+  $("claim").addEventListener("input", () => { claimEdits += 1; });
   $("claim").addEventListener("change", () => {
     if (state.practice) return; // in practice the count waits for Check
     const { claim, error } = readClaim();
@@ -518,6 +525,7 @@ export function startCounting({ onClear, noModelNote, onNoModel = () => {}, onCo
     const payload = {
       hand: tokens.slice(0, -1), starter: tokens[tokens.length - 1], crib: state.crib, variant: state.variant,
     };
+    const claimsTypedAtSend = claimEdits;
     const { ok, data } = await postJSON("/api/count", payload);
     if (!ok) {
       error.textContent = capitalise(data.error);
@@ -533,7 +541,9 @@ export function startCounting({ onClear, noModelNote, onNoModel = () => {}, onCo
     state.hand = data.hand;
     state.starter = data.starter;
     state.unsure.clear(); // typed: the player's own cards
-    handChanged();
+    if (claimEdits === claimsTypedAtSend) handChanged();
+    else refresh(); // a claim typed while the hand was checked is for this hand
+
   });
 
   $("picker-form").addEventListener("submit", pickerChosen);
