@@ -7,10 +7,10 @@
 2. Two held-out synthetic designs: taught from four rendered layout photos each (one suit a
    photo, `--order suits-in-rows`, no names typed), measured on the held-out scenes of the
    same designs (`cribcam data build --split heldout`).
-3. Decks lettered differently (`cribcam.datagen.font_decks.ALPHABETS`, Dutch and German,
-   each drawn in two pinned font files, ``LETTERED``): taught with `--labels` from rendered
-   layouts of the clubs and diamonds, measured on rendered layouts of the hearts and spades:
-   their court cards and aces (lettered) and all their cards.
+3. Decks lettered differently (`cribcam.datagen.font_decks.ALPHABETS`: Dutch, German, French,
+   Scandinavian and Russian, each drawn in two pinned font files, ``LETTERED``): taught with
+   `--labels` from rendered layouts of the clubs and diamonds, measured on rendered layouts of
+   the hearts and spades: their court cards and aces (lettered) and all their cards.
 4. For every taught deck, the real validation photos as a whole, against the bundled reader.
    Every `cribcam eval` runs with `--count-given`, as the photo page reads a hand.
 5. Time: each teaching (with the machine's load), and reading the real validation photos
@@ -46,7 +46,10 @@ DESIGNS = ["gnome-bellot", "kde-svg-penguins"]
 # The lettered decks, pinned to font files (bin/install-training-fonts installs them) and a
 # style seed, so that every machine draws the same two decks.
 LETTERED = {"dutch": ("Manrope-ExtraBold.ttf", "DejaVuSansCondensed-Oblique.ttf", 0),
-            "german": ("AccanthisADFStdNo2-BoldItalic.otf", "Arimo-Regular.ttf", 1)}
+            "german": ("AccanthisADFStdNo2-BoldItalic.otf", "Arimo-Regular.ttf", 1),
+            "french": ("LiberationSansNarrow-BoldItalic.ttf", "NimbusMonoPS-BoldItalic.otf", 2),
+            "scandinavian": ("Lato-MediumItalic.ttf", "Go-Smallcaps-Italic.ttf", 3),
+            "russian": ("Lato-MediumItalic.ttf", "LiberationSansNarrow-Regular.ttf", 4)}
 PARTS = ["blackgold", "designs", "lettered", "speed"]
 MODEL: list = []  # ["--model", DIR] when the models to teach on are not the bundled ones
 
