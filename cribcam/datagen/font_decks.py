@@ -91,10 +91,21 @@ def named_deck(rank_font: str, suit_font: str, seed: int, alphabet: str | None =
 def font_deck(rank_font: Path, suit_font: Path, rng: np.random.Generator, letters: dict | None = None) -> Deck:
     """One plain deck: every card's index set in ``rank_font`` over a ``suit_font`` symbol, the
     ranks in ``letters`` printed as it says ("B" for the jack, say)."""
+    style = _style(rank_font, suit_font, rng, letters)
+    cards, corners = {}, {}
+    for code in CARD_CODES:
+        cards[code], corners[code] = _face(code, style)
+    name = f"font-{rank_font.stem}-{suit_font.stem}" + "".join(f"-{r}{t}" for r, t in (letters or {}).items())
+    return Deck(name=name, split="train", licence=f"drawn with the fonts {rank_font.name} and {suit_font.name}",
+                cards=cards, back=None, corners=corners)
+
+
+def _style(rank_font: Path, suit_font: Path, rng: np.random.Generator, letters: dict | None) -> dict:
+    """A deck's look: the fonts at a random size, weight, width, spacing and inks."""
     from PIL import ImageFont
 
     height = int(rng.integers(26, 44))  # the rank's size on a 240-pixel-wide card
-    style = {
+    return {
         "rank": ImageFont.truetype(str(rank_font), height),
         "suit": ImageFont.truetype(str(suit_font), int(height * rng.uniform(0.7, 1.0))),
         "bold": int(rng.integers(0, 2)),  # extra stroke width
@@ -105,12 +116,6 @@ def font_deck(rank_font: Path, suit_font: Path, rng: np.random.Generator, letter
         "black": tuple(int(rng.integers(0, 50)) for _ in range(3)),
         "text": {**RANK_TEXT, **(letters or {})},
     }
-    cards, corners = {}, {}
-    for code in CARD_CODES:
-        cards[code], corners[code] = _face(code, style)
-    name = f"font-{rank_font.stem}-{suit_font.stem}" + "".join(f"-{r}{t}" for r, t in (letters or {}).items())
-    return Deck(name=name, split="train", licence=f"drawn with the fonts {rank_font.name} and {suit_font.name}",
-                cards=cards, back=None, corners=corners)
 
 
 def _glyphs(text: str, font, bold: int) -> np.ndarray:
@@ -146,6 +151,66 @@ def _face(code: str, style: dict) -> tuple[np.ndarray, list[tuple[float, float, 
     """A BGRA card face with the index in the top-left and (turned) bottom-right corners."""
     import cv2
 
+    ink = np.array(style["red"] if code[1] in RED_SUITS else style["black"], np.float32)
+    face, boxes = _printed_corners(_index(code, style), ink, style["margin"])
+    pip = cv2.resize(_glyphs(SUIT_TEXT[code[1]], style["suit"], 0), None, fx=2.0, fy=2.0,
+                     interpolation=cv2.INTER_LINEAR)
+    _print(face, pip, (WIDTH - pip.shape[1]) // 2, (HEIGHT - pip.shape[0]) // 2, ink)
+    return face, boxes
+
+
+def joker_faces(count: int, seed: int, root: Path = FONT_ROOT) -> list[tuple[np.ndarray, list]]:
+    """``count`` jokers as many decks print them: the letters of JOKER stacked in two opposite
+    corners, in a random installed font and style, each a BGRA face and its two corner boxes.
+
+    A joker is no card in cribbage, yet a player's photo may show one, and its corner is as
+    like an index as any: the classifier learns it for no index (none if no font is usable).
+    """
+    ranks, _ = find_fonts(root, "JOKER")
+    rng = np.random.default_rng(seed)
+    jokers = []
+    for _ in range(count if ranks else 0):
+        font = ranks[int(rng.integers(len(ranks)))]
+        style = _style(font, font, rng, None)
+        letters = [_glyphs(letter, style["rank"], style["bold"]) for letter in "JOKER"]
+        scale = rng.uniform(0.45, 0.75)  # a letter's height against a rank's
+        letters = [_scaled(letter, scale) for letter in letters]
+        width = max(letter.shape[1] for letter in letters)
+        gap = int(rng.integers(0, 3))
+        index = np.zeros((sum(letter.shape[0] + gap for letter in letters) - gap, width), np.uint8)
+        y = 0
+        for letter in letters:
+            index[y:y + letter.shape[0], (width - letter.shape[1]) // 2:][:, :letter.shape[1]] = letter
+            y += letter.shape[0] + gap
+        ink = np.array(style["red"] if rng.random() < 0.5 else style["black"], np.float32)
+        jokers.append(_printed_corners(index, ink, style["margin"]))
+    return jokers
+
+
+def _scaled(mask: np.ndarray, scale: float) -> np.ndarray:
+    import cv2
+
+    return cv2.resize(mask, (max(2, round(mask.shape[1] * scale)), max(2, round(mask.shape[0] * scale))),
+                      interpolation=cv2.INTER_AREA)
+
+
+def _printed_corners(index: np.ndarray, ink: np.ndarray, margin: tuple[int, int]):
+    """A blank BGRA face with the ``index`` ink mask printed in the top-left corner and turned
+    in the bottom-right, and the two boxes it was printed in."""
+    face = _blank_face()
+    h, w = index.shape
+    mx, my = margin
+    boxes = []
+    for mask, (x, y) in ((index, (mx, my)), (index[::-1, ::-1], (WIDTH - mx - w, HEIGHT - my - h))):
+        _print(face, mask, x, y, ink)
+        boxes.append((float(x), float(y), float(x + w), float(y + h)))
+    return face, boxes
+
+
+def _blank_face() -> np.ndarray:
+    """A white BGRA card face with rounded corners."""
+    import cv2
+
     face = np.full((HEIGHT, WIDTH, 4), 255, np.uint8)
     alpha = np.zeros((HEIGHT, WIDTH), np.uint8)
     cv2.rectangle(alpha, (0, 0), (WIDTH - 1, HEIGHT - 1), 255, -1)
@@ -154,20 +219,11 @@ def _face(code: str, style: dict) -> tuple[np.ndarray, list[tuple[float, float, 
     for cx, cy in ((12, 12), (WIDTH - 13, 12), (12, HEIGHT - 13), (WIDTH - 13, HEIGHT - 13)):
         cv2.circle(alpha, (cx, cy), 12, 255, -1)
     face[..., 3] = alpha
-    ink = np.array(style["red"] if code[1] in RED_SUITS else style["black"], np.float32)
-    index = _index(code, style)
-    h, w = index.shape
-    mx, my = style["margin"]
-    boxes = []
-    for mask, (x, y) in ((index, (mx, my)), (index[::-1, ::-1], (WIDTH - mx - w, HEIGHT - my - h))):
-        region = face[y:y + h, x:x + w, :3].astype(np.float32)
-        share = (mask.astype(np.float32) / 255)[..., None]
-        face[y:y + h, x:x + w, :3] = (region * (1 - share) + ink * share).astype(np.uint8)
-        boxes.append((float(x), float(y), float(x + w), float(y + h)))
-    pip = cv2.resize(_glyphs(SUIT_TEXT[code[1]], style["suit"], 0), None, fx=2.0, fy=2.0,
-                     interpolation=cv2.INTER_LINEAR)
-    ph, pw = pip.shape
-    y, x = (HEIGHT - ph) // 2, (WIDTH - pw) // 2
-    share = (pip.astype(np.float32) / 255)[..., None]
-    face[y:y + ph, x:x + pw, :3] = (face[y:y + ph, x:x + pw, :3] * (1 - share) + ink * share).astype(np.uint8)
-    return face, boxes
+    return face
+
+
+def _print(face: np.ndarray, mask: np.ndarray, x: int, y: int, ink: np.ndarray) -> None:
+    """Inks the uint8 ``mask`` onto ``face`` with its top-left corner at (x, y)."""
+    h, w = mask.shape
+    share = (mask.astype(np.float32) / 255)[..., None]
+    face[y:y + h, x:x + w, :3] = (face[y:y + h, x:x + w, :3] * (1 - share) + ink * share).astype(np.uint8)

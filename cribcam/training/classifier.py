@@ -235,7 +235,6 @@ def bank_from_decks(decks: list, count: int, seed: int, backgrounds: list[np.nda
     and the patch is sized on that, as at run time) and laid on a random patch of
     ``backgrounds`` (BGR images: tables and cards as the scenes show them).
     """
-    from cribcam.datagen.augment import restyle, sample_look
     from cribcam.scoring.cards import CARD_CODES
 
     rng = np.random.default_rng(seed)
@@ -244,20 +243,42 @@ def bank_from_decks(decks: list, count: int, seed: int, backgrounds: list[np.nda
     for i in range(count):
         deck = decks[int(rng.integers(len(decks)))]
         code = CARD_CODES[int(rng.integers(len(CARD_CODES)))]
-        face = restyle(deck.cards[code], sample_look(rng))
-        x1, y1, x2, y2 = deck.corners[code][int(rng.integers(len(deck.corners[code])))]
-        angle = rng.uniform(0, 360) if rng.random() < 0.6 else rng.normal(0, 6) + 180 * rng.integers(2)
-        cos, sin = abs(np.cos(np.radians(angle))), abs(np.sin(np.radians(angle)))
-        w, h = x2 - x1, y2 - y1
-        turned_side = max(w * cos + h * sin, w * sin + h * cos)
-        centre = ((x1 + x2) / 2, (y1 + y2) / 2)
-        matrix = cv2.getRotationMatrix2D(centre, angle, PATCH / CONTEXT / turned_side * rng.uniform(0.92, 1.08))
-        matrix[:, 2] += PATCH / 2 - np.array(centre)
-        card = cv2.warpAffine(face, matrix, (PATCH, PATCH), flags=cv2.INTER_AREA, borderValue=(0, 0, 0, 0))
-        alpha = card[..., 3:].astype(np.float32) / 255
-        patches[i] = (card[..., :3] * alpha + _background(rng, backgrounds) * (1 - alpha)).astype(np.uint8)
+        corners = deck.corners[code]
+        patches[i] = _art_patch(rng, deck.cards[code], corners[int(rng.integers(len(corners)))], backgrounds)
         ranks[i], suits[i] = _card_index(code)
     return CropBank(patches, ranks, suits, np.zeros(count, bool), np.ones(count, bool))
+
+
+def bank_from_jokers(jokers: list, count: int, seed: int, backgrounds: list[np.ndarray]) -> CropBank:
+    """Patches of the corners of jokers (``datagen.font_decks.joker_faces``), as no index: a
+    joker is no card in cribbage, and its corner was read as one (the gold-on-black deck's,
+    as a 3C). Cut as ``bank_from_decks`` cuts an index."""
+    rng = np.random.default_rng(seed)
+    patches = np.empty((count, PATCH, PATCH, 3), np.uint8)
+    for i in range(count):
+        face, corners = jokers[int(rng.integers(len(jokers)))]
+        patches[i] = _art_patch(rng, face, corners[int(rng.integers(len(corners)))], backgrounds)
+    return CropBank(patches, np.full(count, NO_INDEX, np.int64), np.zeros(count, np.int64), np.zeros(count, bool),
+                    np.ones(count, bool))
+
+
+def _art_patch(rng: np.random.Generator, face: np.ndarray, box, backgrounds: list[np.ndarray]) -> np.ndarray:
+    """The patch around ``box`` of a BGRA card face: repainted in a random look, turned about
+    the box to a random angle and laid on a random patch of ``backgrounds``."""
+    from cribcam.datagen.augment import restyle, sample_look
+
+    face = restyle(face, sample_look(rng))
+    x1, y1, x2, y2 = box
+    angle = rng.uniform(0, 360) if rng.random() < 0.6 else rng.normal(0, 6) + 180 * rng.integers(2)
+    cos, sin = abs(np.cos(np.radians(angle))), abs(np.sin(np.radians(angle)))
+    w, h = x2 - x1, y2 - y1
+    turned_side = max(w * cos + h * sin, w * sin + h * cos)
+    centre = ((x1 + x2) / 2, (y1 + y2) / 2)
+    matrix = cv2.getRotationMatrix2D(centre, angle, PATCH / CONTEXT / turned_side * rng.uniform(0.92, 1.08))
+    matrix[:, 2] += PATCH / 2 - np.array(centre)
+    card = cv2.warpAffine(face, matrix, (PATCH, PATCH), flags=cv2.INTER_AREA, borderValue=(0, 0, 0, 0))
+    alpha = card[..., 3:].astype(np.float32) / 255
+    return (card[..., :3] * alpha + _background(rng, backgrounds) * (1 - alpha)).astype(np.uint8)
 
 
 def _background(rng: np.random.Generator, images: list[np.ndarray]) -> np.ndarray:

@@ -33,6 +33,7 @@ from cribcam.vision.models import CLASSIFIER_FILE, FINDER_FILE, MODELS_DIR
 os.environ.setdefault("YOLO_OFFLINE", "1")
 os.environ.setdefault("YOLO_AUTOINSTALL", "false")
 
+JOKER_FACES = 100  # jokers drawn for the classifier's ``joker_crops``
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,8 @@ class Recipe:
         art_crops: crops of the training designs' card art in the classifier's bank.
         font_decks: plain decks drawn with the machine's fonts (``datagen.font_decks``).
         font_crops: crops of their indices in the classifier's bank.
+        joker_crops: crops of the corners of jokers drawn with those fonts, as no index
+            (``datagen.font_decks.joker_faces``).
         mined_scenes: scenes the continued finder is run on for hard negatives.
         classifier_minutes: the classifier's training time, wall-clock.
         classifier_from: classifier weights to continue from, at ``classifier_lr / 3``, or None.
@@ -84,6 +87,7 @@ class Recipe:
     art_crops: int = 30000
     font_decks: int = 60
     font_crops: int = 15000
+    joker_crops: int = 3000
     mined_scenes: int = 1500
     classifier_minutes: float = 40.0
     classifier_from: Path | None = None
@@ -221,8 +225,9 @@ def _classifier_bank(recipe: Recipe, log):
     import cv2
 
     from cribcam.datagen.decks import load_decks
-    from cribcam.datagen.font_decks import font_decks
-    from cribcam.training.classifier import CropBank, bank_from_decks, bank_from_labelled_photos, bank_from_scenes
+    from cribcam.datagen.font_decks import font_decks, joker_faces
+    from cribcam.training.classifier import (CropBank, bank_from_decks, bank_from_jokers, bank_from_labelled_photos,
+                                             bank_from_scenes)
     from cribcam.vision.evaluate import load_labels
 
     scenes = sorted((recipe.synth / "images" / "train").glob("*.jpg"))
@@ -233,6 +238,9 @@ def _classifier_bank(recipe: Recipe, log):
     fonts = font_decks(recipe.font_decks, recipe.seed)
     if fonts:  # a machine without fonts trains on the real designs alone
         banks.append(bank_from_decks(fonts, recipe.font_crops, recipe.seed, backgrounds))
+    jokers = joker_faces(JOKER_FACES, recipe.seed) if recipe.joker_crops else []
+    if jokers:
+        banks.append(bank_from_jokers(jokers, recipe.joker_crops, recipe.seed, backgrounds))
     real_labels = load_labels(recipe.real_set / "labels-train.json") if recipe.real is not None else None
     if real_labels is not None:
         banks.append(bank_from_labelled_photos(recipe.real_set / "images" / "train", real_labels, recipe.seed))

@@ -81,3 +81,18 @@ def test_a_deck_named_by_its_font_files_is_drawn_the_same_each_time_and_a_missin
     assert all(np.array_equal(first.cards[c], again.cards[c]) for c in ("AS", "JH", "KD"))
     with pytest.raises(FileNotFoundError, match="NoSuchFont.ttf"):
         named_deck("NoSuchFont.ttf", suits[0].name, seed=4)
+
+
+def test_jokers_print_the_letters_of_joker_stacked_in_two_opposite_corners():
+    from cribcam.datagen.font_decks import HEIGHT, WIDTH, joker_faces
+
+    jokers = joker_faces(3, seed=0)
+    if not jokers:
+        pytest.skip("no font with the letters of JOKER is installed")
+    for face, corners in jokers:
+        assert face.shape == (HEIGHT, WIDTH, 4) and len(corners) == 2
+        (ax1, ay1, ax2, ay2), (bx1, by1, bx2, by2) = corners
+        assert ay2 - ay1 > 2 * (ax2 - ax1)  # a column of letters
+        assert ax2 < WIDTH / 2 and ay2 < HEIGHT / 2 and bx1 > WIDTH / 2 and by1 > HEIGHT / 2
+        for x1, y1, x2, y2 in corners:
+            assert face[int(y1):int(y2), int(x1):int(x2), :3].min() < 120  # ink in each

@@ -7,8 +7,8 @@ torch = pytest.importorskip("torch")
 
 from cribcam.scoring.cards import CARD_CODES  # noqa: E402
 from cribcam.training.classifier import (  # noqa: E402
-    NO_INDEX, PATCH, CropBank, augment, bank_from_decks, build_model, card_probabilities, export_classifier,
-    train_classifier)
+    NO_INDEX, PATCH, CropBank, augment, bank_from_decks, bank_from_jokers, build_model, card_probabilities,
+    export_classifier, train_classifier)
 from cribcam.vision.classifier import IndexClassifier  # noqa: E402
 from cribcam.vision.crops import CROP_SIZE  # noqa: E402
 
@@ -50,6 +50,16 @@ def test_art_patches_centre_the_index_of_the_named_card(monkeypatch):
     assert ((bank.rank >= 0) & (bank.rank < NO_INDEX)).all() and ((bank.suit >= 0) & (bank.suit < 4)).all()
     middle = bank.patches[:, PATCH // 2 - 3:PATCH // 2 + 3, PATCH // 2 - 3:PATCH // 2 + 3]
     assert (middle < 60).all()  # the index, whatever the angle, sits in the middle of its patch
+
+
+def test_joker_corners_are_negatives_cut_around_the_corner():
+    face = np.full((120, 80, 4), 255, np.uint8)
+    face[10:50, 8:16, :3] = 0  # the letters of JOKER stacked: a tall, narrow block
+    backgrounds = [np.full((200, 200, 3), 128, np.uint8)]
+    bank = bank_from_jokers([(face, [(8, 10, 16, 50)])], 10, seed=0, backgrounds=backgrounds)
+    assert len(bank) == 10 and (bank.rank == NO_INDEX).all() and bank.art.all() and not bank.real.any()
+    assert len(bank.groups()["negative"]) == 10
+    assert (bank.patches.reshape(10, -1, 3).min(axis=1) < 100).all()  # the print is in every patch
 
 
 def test_augmented_crops_have_the_classifier_input_size():
