@@ -8,6 +8,8 @@ size, weight and width; the suit symbols come from a font that has them. They go
 classifier's art bank like the real designs, which adds the looks, angles and backgrounds.
 A deck may print its court cards and aces in the letters of another language
 (``ALPHABETS``): the decks that teaching a deck its own index alphabet is measured on.
+Jokers are drawn too (``joker_faces``), for the classifier to learn that their corners are
+no index.
 
 Needs Pillow and fontTools (both come with the ``train`` extra) and fonts under
 ``/usr/share/fonts`` (`.ci/install-system-packages` installs a few families).
@@ -188,6 +190,7 @@ def joker_faces(count: int, seed: int, root: Path = FONT_ROOT) -> list[tuple[np.
 
 
 def _scaled(mask: np.ndarray, scale: float) -> np.ndarray:
+    """An ink mask resized by ``scale``."""
     import cv2
 
     return cv2.resize(mask, (max(2, round(mask.shape[1] * scale)), max(2, round(mask.shape[0] * scale))),
