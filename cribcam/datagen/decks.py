@@ -16,6 +16,7 @@ Cache layout (``<cache>`` is ``datasets/cache/decks`` unless overridden)::
 
 from __future__ import annotations
 
+import fcntl
 import fnmatch
 import gzip
 import json
@@ -216,16 +217,28 @@ def _read_png(path: Path) -> np.ndarray:
 
 
 def _package_root(package: str, cache: Path) -> Path:
-    """Unpacked tree of a Debian package, downloaded and unpacked on first use."""
+    """Unpacked tree of a Debian package, downloaded and unpacked on first use.
+
+    Two processes filling one cache at once (a training run and a data build, say) take turns:
+    each clears the other's half-downloaded ``.deb`` otherwise, and one of them fails.
+    """
     root = cache / "pkg" / package
-    done = root / ".unpacked"
-    if done.exists():
+    if (root / ".unpacked").exists():
         return root
     for tool, debian_package in (("apt-get", "apt"), ("dpkg", "dpkg")):
         if shutil.which(tool) is None:
             raise DeckArtError(f"{tool} not found: deck art comes from Debian packages ({debian_package})")
     debs = cache / "debs"
     debs.mkdir(parents=True, exist_ok=True)
+    with open(debs / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        return _download_and_unpack(package, debs, root)
+
+
+def _download_and_unpack(package: str, debs: Path, root: Path) -> Path:
+    done = root / ".unpacked"
+    if done.exists():  # another process did it while this one waited
+        return root
     for old in debs.glob(f"{package}_*.deb"):
         old.unlink()
     download = ["apt-get", "download", package]

@@ -7,7 +7,11 @@ rsvg-convert or the Debian package tools are missing or apt cannot reach its mir
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
+import textwrap
 
 import cv2
 import numpy as np
@@ -100,6 +104,48 @@ def _synthetic_deck(bottom_right: bool = True) -> dict[str, np.ndarray]:
         cv2.circle(card, (width // 2, height // 2), 30, colour, -1)
         cards[code] = card
     return cards
+
+
+# --- fetching -------------------------------------------------------------------------
+
+# A stand-in for `apt-get download`: slow, and failing when another download into the same
+# folder is under way, as a real one racing it does (it clears the other's .deb).
+FAKE_APT_GET = """#!/bin/sh
+[ "$1" = download ] || exit 0
+[ -e busy ] && { echo "another download is under way" >&2; exit 1; }
+touch busy; echo once >> "$CALLS"; sleep 1
+cp "$DEB" .; rm busy
+"""
+
+
+@pytest.mark.skipif(shutil.which("dpkg-deb") is None, reason="dpkg-deb missing")
+def test_two_processes_filling_one_cache_take_turns(tmp_path):
+    package = tmp_path / "pkg"
+    (package / "DEBIAN").mkdir(parents=True)
+    (package / "DEBIAN" / "control").write_text(
+        "Package: fake-cards\nVersion: 1.0\nArchitecture: all\nMaintainer: x <x@example.org>\nDescription: x\n")
+    (package / "usr" / "share").mkdir(parents=True)
+    (package / "usr" / "share" / "card.svg").write_text("<svg/>")
+    deb = tmp_path / "fake-cards_1.0_all.deb"
+    subprocess.run(["dpkg-deb", "--build", str(package), str(deb)], check=True, capture_output=True)
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "apt-get").write_text(FAKE_APT_GET)
+    (tools / "apt-get").chmod(0o755)
+    env = {**os.environ, "PATH": f"{tools}:{os.environ['PATH']}", "DEB": str(deb), "CALLS": str(tmp_path / "calls")}
+    fill = textwrap.dedent(f"""
+        from pathlib import Path
+        from cribcam.datagen.decks import _package_root
+        print(_package_root("fake-cards", Path({str(tmp_path / "cache")!r})))
+    """)
+    runs = [subprocess.Popen([sys.executable, "-c", fill], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True) for _ in range(2)]
+    outcomes = [run.communicate(timeout=60) + (run.returncode,) for run in runs]
+    assert [code for _, _, code in outcomes] == [0, 0], [err for _, err, _ in outcomes]
+    root = tmp_path / "cache" / "pkg" / "fake-cards"
+    assert (root / "usr" / "share" / "card.svg").read_text() == "<svg/>"
+    assert (root / ".unpacked").read_text() == "1.0"
+    assert (tmp_path / "calls").read_text().split() == ["once"]  # the second found it unpacked
 
 
 def test_locator_finds_tight_boxes_on_a_synthetic_deck():
