@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from cribcam.scoring.cards import CARD_CODES
-from cribcam.vision.classifier import (KEEP_NONE, TILTED_BELOW, TILTS, DeckClassifier, IndexClassifier, cards_from_heads,
-                                       heads_from_cards, softmax)
+from cribcam.vision.classifier import (KEEP_NONE, TILTED_BELOW, TILTED_UNLESS_NONE, TILTS, DeckClassifier, IndexClassifier,
+                                       cards_from_heads, heads_from_cards, softmax)
 from cribcam.vision.crops import tilted
 from cribcam.vision.models import model_files
 from cribcam.vision.rank_reader import RANK_TEXTS
@@ -34,7 +34,7 @@ def test_a_photo_read_box_by_box_is_read_as_crops(shipped_models, photo_and_boxe
     assert probabilities.shape == (len(boxes), 53)
     np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, atol=1e-4)
     plain = classifier.read_crops(crops)
-    sure = plain[:, :52].max(axis=1) >= TILTED_BELOW
+    sure = (plain[:, :52].max(axis=1) >= TILTED_BELOW) | (plain[:, 52] >= TILTED_UNLESS_NONE)
     np.testing.assert_allclose(probabilities[sure], plain[sure], atol=1e-6)
     assert classifier(image, np.zeros((0, 4), np.float32)).shape == (0, 53)
 
@@ -44,8 +44,9 @@ def test_the_crops_it_is_unsure_of_are_read_again_tilted(shipped_models, photo_a
     classifier = IndexClassifier(model_files(shipped_models)[1])
     crops = classifier.crops(image, boxes)
     plain = classifier.read_crops(crops)
-    unsure = plain[:, :52].max(axis=1) < TILTED_BELOW
+    unsure = (plain[:, :52].max(axis=1) < TILTED_BELOW) & (plain[:, 52] < TILTED_UNLESS_NONE)
     assert unsure.any() and not unsure.all()  # pips and court art, beside the indices
+    assert (plain[:, 52] >= TILTED_UNLESS_NONE).any()  # ... some of them sure to be none, not read again
     looks = [classifier.read_crops(tilted(crops[unsure], angle)) for angle in TILTS]
     np.testing.assert_allclose(classifier(image, boxes)[unsure], (plain[unsure] + sum(looks)) / (1 + len(TILTS)),
                                atol=1e-6)
