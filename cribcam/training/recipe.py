@@ -233,8 +233,11 @@ def _classifier_bank(recipe: Recipe, log):
     scenes = sorted((recipe.synth / "images" / "train").glob("*.jpg"))
     backgrounds = [cv2.imread(str(path)) for path in scenes[:300]]
     decks = [d for d in load_decks(progress=False) if d.split == "train"]
+    # Each piece takes minutes (the mined negatives the longest): the log says which is under way.
+    log(f"classifier: cutting crops of {len(decks)} training designs and the scenes")
     banks = [bank_from_decks(decks, recipe.art_crops, recipe.seed, backgrounds),
              bank_from_scenes(recipe.synth, "train", recipe.seed)]
+    log(f"classifier: drawing {recipe.font_decks} font decks and {recipe.joker_crops} jokers' corners")
     fonts = font_decks(recipe.font_decks, recipe.seed)
     if fonts:  # a machine without fonts trains on the real designs alone
         banks.append(bank_from_decks(fonts, recipe.font_crops, recipe.seed, backgrounds))
@@ -257,6 +260,7 @@ def _finder_mistakes(recipe: Recipe, real_labels: dict | None, log):
     from cribcam.training.finder import export_finder
     from cribcam.vision.finder import IndexFinder
 
+    log(f"classifier: mining hard negatives in {recipe.mined_scenes} scenes and the real training photos")
     onnx = export_finder(recipe.finder_from, recipe.work / "mining" / FINDER_FILE, recipe.finder_imgsz)
     finder = IndexFinder(onnx, conf=0.05, threads=1)
     # Read as closely as the reader does when cards are missing: the enlarged look boxes more
