@@ -39,8 +39,8 @@ KEEP_NONE = 0.05
 TILTED_BELOW = 0.4
 TILTS = (30, -30, 90)  # degrees anticlockwise
 # ... unless the model is this sure the crop holds no index: the pips and court art the finder
-# boxes too. Skipping them re-reads 3 in 10 fewer boxes and left every choosing-set figure as it
-# was (models/README.md, "Run 11").
+# boxes too. Skipping them re-reads a quarter fewer boxes and left every choosing-set figure as
+# it was (models/README.md, "Run 11").
 TILTED_UNLESS_NONE = 0.8
 
 
