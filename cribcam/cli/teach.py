@@ -144,7 +144,7 @@ def _named_photos(args) -> list:
 
 class _ProgressBar:
     """Teaching's progress on standard error: a bar with the time left, redrawn in place on a
-    terminal, a line every 15 s otherwise."""
+    terminal, a line every 15 s otherwise; the first and last of training always show."""
 
     WIDTH = 30
 
@@ -152,13 +152,14 @@ class _ProgressBar:
         self.quiet = quiet
         self.tty = sys.stderr.isatty()
         self.last = 0.0
+        self.stage = ""
 
     def __call__(self, stage: str, done: float, total: float) -> None:
         if self.quiet:
             return
         now = time.monotonic()
         if stage == "training" and total:
-            if now - self.last < (0.5 if self.tty else 15.0) and done < total:
+            if stage == self.stage and now - self.last < (0.5 if self.tty else 15.0) and done < total:
                 return
             filled = round(self.WIDTH * done / total)
             left = max(0, round(total - done))
@@ -167,7 +168,7 @@ class _ProgressBar:
         else:
             line = {"preparing": "teaching: cutting the crops", "checking": "teaching: checking the taught deck",
                     "done": "teaching: done"}.get(stage, stage)
-        self.last = now
+        self.last, self.stage = now, stage
         if self.tty:
             print(f"\r{line}\033[K", end="" if stage == "training" else "\n", file=sys.stderr, flush=True)
         else:

@@ -229,8 +229,8 @@ def _features(bundled: IndexClassifier, crops: np.ndarray, started: float, repor
         answers = bundled.read_with_features(crops[i:i + CHUNK])
         cards.append(answers[0])
         features.append(answers[1])
-        done = time.monotonic() - started
-        report("training", done, done * len(crops) / min(i + CHUNK, len(crops)))
+        done, read = time.monotonic() - started, min(i + CHUNK, len(crops))
+        report("training", done, done if read == len(crops) else done * len(crops) / read)
     return np.concatenate(cards, axis=1), np.concatenate(features, axis=1)
 
 

@@ -124,3 +124,17 @@ def test_teach_then_read_with_the_deck_then_remove_it(cribcam, shipped_models, l
     assert cribcam("decks", "remove", "garden").returncode == 0
     assert not (tmp_path / "data" / "decks" / "garden").exists()
     assert (layout_files / "C.jpg").is_file()  # the photos taught from are the player's: kept
+
+
+def test_off_a_terminal_the_bar_shows_the_first_and_last_of_training_however_quick(capsys):
+    from cribcam.cli.teach import _ProgressBar
+
+    bar = _ProgressBar()
+    bar.tty = False
+    bar("preparing", 0.0, 0.0)
+    for done, total in [(1.0, 4.0), (2.0, 4.1), (3.0, 4.0000001), (4.0, 4.0)]:  # all within 15 s
+        bar("training", done, total)
+    bar("done", 1.0, 1.0)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "teaching: cutting the crops" and lines[-1] == "teaching: done"
+    assert [line.split("]")[1].split()[0] for line in lines[1:-1]] == ["25%", "100%"]
