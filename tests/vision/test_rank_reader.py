@@ -170,3 +170,20 @@ def test_a_model_folder_may_hold_its_own_rank_reader(tmp_path):
     own = tmp_path / "rank_reader.onnx"
     shutil.copyfile(rank_reader_file(), own)
     assert rank_reader_file(tmp_path) == own
+
+
+def test_ranks_scored_on_the_spelt_columns_alone_score_as_on_the_whole_output(rank_reader):
+    # The scoring keeps only the blank's and the rank strings' columns; the whole output's
+    # log-probabilities give the same likelihoods, a Dutch deck's strings too.
+    photos = [index_photo(text, cv2.FONT_HERSHEY_SIMPLEX, red=k % 2 == 1, turn=turn)
+              for k, (text, turn) in enumerate([("Q", None), ("10", cv2.ROTATE_90_CLOCKWISE), ("B", cv2.ROTATE_180)])]
+    dutch = RankReader(rank_reader_file(), threads=2, texts=(*RANK_TEXTS[:10], "B", "V", "H"))
+    for reader in (rank_reader, dutch):
+        strings = [*reader.texts, *(t for t in RANK_TEXTS if t not in reader.texts)]
+        for photo, box in photos:
+            boxes = np.array([box, box * 0.98], np.float32)
+            log_probs, owners = reader.read_lines(photo, boxes)
+            whole = reader.likelihoods(log_probs, owners, len(boxes), reader.encode(strings))
+            expected = np.stack([whole[:, reader.rank_of == rank].max(axis=1) for rank in range(13)], axis=1)
+            assert np.allclose(reader(photo, boxes), expected, atol=1e-5)
+            assert np.isfinite(expected).all()
