@@ -137,8 +137,8 @@ class RankReader:
         boxes are read as, and the box of each line.
 
         Each box is read at the turns its shape allows (an upright or upside-down index is
-        taller than wide, a sideways one wider) and cut two ways (the whole index, and its top
-        part where the rank is printed, as a line of text).
+        taller than wide, a sideways one wider), as a line of text: the top part of the index,
+        where the rank is printed (``index_lines``).
         """
         lines, owners = _cut_lines(image, boxes)
         if not lines:
@@ -195,11 +195,12 @@ def index_lines(image: np.ndarray, box) -> list[np.ndarray]:
     turns = (None, cv2.ROTATE_180) if tall else \
         (cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_90_COUNTERCLOCKWISE) if wide else \
         (None, cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180, cv2.ROTATE_90_COUNTERCLOCKWISE)
+    # The whole index was read as a line too, until the choosing sets read as well or better
+    # without it (models/README.md, "The rank reader's lines halved"): half the recognizer's work.
     lines = []
     for turn in turns:
         upright = patch if turn is None else cv2.rotate(patch, turn)
-        top_part = upright[:max(2, round(upright.shape[0] * TOP_SHARE))]
-        lines += [_as_line(upright), _as_line(top_part)]
+        lines.append(_as_line(upright[:max(2, round(upright.shape[0] * TOP_SHARE))]))
     return lines
 
 
