@@ -126,25 +126,28 @@ class RankReader:
     def __call__(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """(n, 13) log-likelihoods of each rank (``RANKS`` order) for the (n, 4) ``boxes``: the
         best of its strings'."""
-        lines, owners = _cut_lines(image, boxes)
-        if not lines:
-            return np.full((len(boxes), len(RANKS)), -np.inf, np.float32)
-        log_probs = np.log(np.maximum(self._run(lines)[..., self.spelt], 1e-12))
+        log_probs, owners = self.read_lines(image, boxes, self.spelt)
         strings = self.likelihoods(log_probs, owners, len(boxes), self.spelt_labels)
         return np.stack([strings[:, self.rank_of == rank].max(axis=1) for rank in range(len(RANKS))], axis=1)
 
-    def read_lines(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def read_lines(self, image: np.ndarray, boxes: np.ndarray,
+                   characters: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The recognizer's (lines, columns, characters) log-probabilities for the lines the
-        boxes are read as, and the box of each line.
+        boxes are read as (only the output columns ``characters`` when given, 0 the blank), and
+        the box of each line.
 
         Each box is read at the turns its shape allows (an upright or upside-down index is
         taller than wide, a sideways one wider), as a line of text: the top part of the index,
         where the rank is printed (``index_lines``).
         """
         lines, owners = _cut_lines(image, boxes)
+        width = len(self.characters) + 1 if characters is None else len(characters)
         if not lines:
-            return np.zeros((0, 1, len(self.characters) + 1), np.float32), owners
-        return np.log(np.maximum(self._run(lines), 1e-12)), owners
+            return np.zeros((0, 1, width), np.float32), owners
+        probabilities = self._run(lines)
+        if characters is not None:
+            probabilities = probabilities[..., characters]
+        return np.log(np.maximum(probabilities, 1e-12)), owners
 
     @staticmethod
     def likelihoods(log_probs: np.ndarray, owners: np.ndarray, boxes: int, labels: list[list[int]]) -> np.ndarray:
