@@ -177,6 +177,12 @@ def _photo_label_zones(boxes: list) -> np.ndarray:
                      for b in boxes]).reshape(-1, 3)
 
 
+def _scene_metas(data_dir: Path, part: str, scenes: int | None, shard: tuple[int, int]) -> list[Path]:
+    """The meta files of the first ``scenes`` scenes of a part, the ``shard`` (k, n) of them."""
+    k, n = shard
+    return sorted((data_dir / "meta" / part).glob("*.json"))[:scenes][k::n]
+
+
 def _mistakes(image: np.ndarray, boxes: np.ndarray, avoid: np.ndarray) -> list[np.ndarray]:
     """Patches of the found boxes that lie clear of every index."""
     return [_patch(image, box) for box in boxes
@@ -185,7 +191,7 @@ def _mistakes(image: np.ndarray, boxes: np.ndarray, avoid: np.ndarray) -> list[n
 
 def bank_from_finder_mistakes(find: Callable[[np.ndarray], np.ndarray], data_dir: Path | None, part: str,
                               photos: Path | None = None, photo_labels: dict | None = None,
-                              scenes: int | None = None) -> CropBank:
+                              scenes: int | None = None, shard: tuple[int, int] = (0, 1)) -> CropBank:
     """Hard negatives: what a finder boxes in scenes (and real photos) that is no index.
 
     Pips, court art, backs and clutter that the finder takes for indices are the classifier's
@@ -197,9 +203,10 @@ def bank_from_finder_mistakes(find: Callable[[np.ndarray], np.ndarray], data_dir
             teaching a deck takes its photos' own).
         photos, photo_labels: real photos and their labels (the `cribcam eval` format), optional.
         scenes: read only this many scenes (the finder takes a while on each).
+        shard: (k, n): every n-th of those scenes from the k-th on, as for ``bank_from_scenes``.
     """
     synthetic, real = _Patches(), _Patches()
-    for meta_path in sorted((data_dir / "meta" / part).glob("*.json"))[:scenes] if data_dir else []:
+    for meta_path in _scene_metas(data_dir, part, scenes, shard) if data_dir else []:
         record = json.loads(meta_path.read_text())
         image = cv2.imread(str(data_dir / "images" / part / record["image"]))
         synthetic.negatives(_mistakes(image, find(image), _scene_corner_zones(record)))
@@ -210,11 +217,16 @@ def bank_from_finder_mistakes(find: Callable[[np.ndarray], np.ndarray], data_dir
     return CropBank.merge([synthetic.bank(real=False), real.bank(real=True)])
 
 
-def bank_from_scenes(data_dir: Path, part: str, seed: int, negatives_per_index: float = 1.0) -> CropBank:
-    """Patches of every labelled index of a built synthetic set, and as many negatives."""
+def bank_from_scenes(data_dir: Path, part: str, seed: int, negatives_per_index: float = 1.0,
+                     shard: tuple[int, int] = (0, 1), scenes: int | None = None) -> CropBank:
+    """Patches of every labelled index of a built synthetic set, and as many negatives.
+
+    ``shard`` (k, n) takes every n-th of the first ``scenes`` scenes from the k-th on, so
+    that n processes can cut one set between them (``training.device_run``).
+    """
     rng = np.random.default_rng(seed)
     collected = _Patches()
-    for meta_path in sorted((data_dir / "meta" / part).glob("*.json")):
+    for meta_path in _scene_metas(data_dir, part, scenes, shard):
         record = json.loads(meta_path.read_text())
         image = cv2.imread(str(data_dir / "images" / part / record["image"]))
         labels = yolo.read_labels(data_dir / "labels" / part / f"{meta_path.stem}.txt", *image.shape[1::-1])
@@ -407,17 +419,54 @@ class _Batches:
         total = sum(self.SHARES[k] for k in self.groups)
         self.counts = {k: round(batch * self.SHARES[k] / total) for k in self.groups}
 
-    def next(self):
-        import torch
-
+    def next(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(crops (n, CROP_SIZE, CROP_SIZE, 3) uint8 BGR, ranks, suits)."""
         chosen = np.concatenate([self.rng.choice(self.groups[k], n) for k, n in self.counts.items()])
-        crops = augment(self.rng, self.bank.patches[chosen])
-        x = torch.from_numpy(crops[..., ::-1].transpose(0, 3, 1, 2).copy()).float() / 255.0
-        return x, torch.from_numpy(self.bank.rank[chosen]), torch.from_numpy(self.bank.suit[chosen])
+        return augment(self.rng, self.bank.patches[chosen]), self.bank.rank[chosen], self.bank.suit[chosen]
+
+
+def _batch_stream(bank: CropBank, batch: int, seed: int, first_step: int, workers: int):
+    """Endless batches: drawn here with one generator (``workers`` 0), or by ``workers`` forked
+    processes, batch ``step`` with a generator of its own, a few batches ahead of the trainer:
+    on a GPU the step takes far less than the augmentation of its crops."""
+    if workers == 0:
+        batches = _Batches(bank, batch, np.random.default_rng([seed, first_step]))
+        while True:
+            yield batches.next()
+    global _POOL_BANK
+    _POOL_BANK = (bank, batch, seed)  # forked into the workers, never sent through a pipe
+    import collections
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        ahead = collections.deque(pool.apply_async(_pool_batch, (step,))
+                                  for step in range(first_step, first_step + 2 * workers))
+        step = first_step + 2 * workers
+        while True:
+            yield ahead.popleft().get()
+            ahead.append(pool.apply_async(_pool_batch, (step,)))
+            step += 1
+
+
+_POOL_BANK = None
+
+
+def _pool_batch(step: int):
+    bank, batch, seed = _POOL_BANK
+    return _Batches(bank, batch, np.random.default_rng([seed, step])).next()
+
+
+def _tensors(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, device: str):
+    """A batch as the network takes it: RGB in [0, 1], NCHW, on ``device``."""
+    import torch
+
+    x = torch.from_numpy(crops[..., ::-1].transpose(0, 3, 1, 2).copy()).to(device).float() / 255.0
+    return x, torch.from_numpy(rank).to(device), torch.from_numpy(suit).to(device)
 
 
 def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: int, lr: float, seed: int,
-                     start_from: Path | None = None, log=print, save_every: float = 120.0) -> Path:
+                     start_from: Path | None = None, log=print, save_every: float = 120.0,
+                     device: str = "cpu", workers: int = 0, on_save: Callable[[], None] | None = None) -> Path:
     """Trains for ``minutes`` of wall-clock in all, resuming from ``checkpoint`` if it is there.
 
     Args:
@@ -430,6 +479,9 @@ def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: in
         start_from: weights to continue from when there is no checkpoint yet (a continued run).
         log: where progress lines go.
         save_every: seconds between checkpoints.
+        device: where the network trains ("cpu", or "cuda" on a GPU machine).
+        workers: processes that augment the crops (0: this one, between steps).
+        on_save: called after each checkpoint is written.
 
     Returns:
         ``checkpoint``, holding the weights under "model".
@@ -439,55 +491,63 @@ def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: in
 
     torch.manual_seed(seed)
     model = build_model()
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     state = {"seconds": 0.0, "steps": 0}
-    if checkpoint.is_file():
-        saved = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    saved = torch.load(checkpoint, map_location="cpu", weights_only=False) if checkpoint.is_file() else None
+    if saved is not None:
         model.load_state_dict(saved["model"])
-        optimizer.load_state_dict(saved["optimizer"])
         state = saved["state"]
         log(f"classifier: resuming at {state['seconds'] / 60:.1f} of {minutes:.0f} min, step {state['steps']}")
     elif start_from is not None:
         model.load_state_dict(torch.load(start_from, map_location="cpu", weights_only=False)["model"])
-    batches = _Batches(bank, batch, np.random.default_rng([seed, state["steps"]]))
+    # The workers are forked before this process touches the GPU: a forked child cannot use it.
+    batches = _batch_stream(bank, batch, seed, state["steps"], workers)
+    model.to(device)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    if saved is not None:
+        optimizer.load_state_dict(saved["optimizer"])
     budget = minutes * 60
     model.train()
     last_save = last_log = time.monotonic()
     clock = time.monotonic() - state["seconds"]
-    while state["seconds"] < budget:
-        for group in optimizer.param_groups:  # cosine over the wall-clock budget, 2 % warm-up
-            progress = state["seconds"] / budget
-            group["lr"] = lr * min(1.0, progress / 0.02 + 0.05) * 0.5 * (1 + np.cos(np.pi * progress))
-        x, rank, suit = batches.next()
-        rank_logits, suit_logits = model(x)
-        is_index = rank != NO_INDEX
-        loss = F.cross_entropy(rank_logits, rank, label_smoothing=0.05)
-        if is_index.any():
-            loss = loss + F.cross_entropy(suit_logits[is_index], suit[is_index], label_smoothing=0.05)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        state["steps"] += 1
-        now = time.monotonic()
-        state["seconds"] = now - clock
-        if now - last_log >= 30:
-            log(f"classifier: step {state['steps']}, loss {loss.item():.3f}, "
-                f"{state['seconds'] / 60:.1f} of {minutes:.0f} min, about {(budget - state['seconds']) / 60:.0f} min left")
-            last_log = now
-        if now - last_save >= save_every:
-            _save(checkpoint, model, optimizer, state)
-            last_save = now
-    _save(checkpoint, model, optimizer, state)
+    try:
+        while state["seconds"] < budget:
+            for group in optimizer.param_groups:  # cosine over the wall-clock budget, 2 % warm-up
+                progress = state["seconds"] / budget
+                group["lr"] = lr * min(1.0, progress / 0.02 + 0.05) * 0.5 * (1 + np.cos(np.pi * progress))
+            x, rank, suit = _tensors(*next(batches), device)
+            rank_logits, suit_logits = model(x)
+            is_index = rank != NO_INDEX
+            loss = F.cross_entropy(rank_logits, rank, label_smoothing=0.05)
+            if is_index.any():
+                loss = loss + F.cross_entropy(suit_logits[is_index], suit[is_index], label_smoothing=0.05)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            state["steps"] += 1
+            now = time.monotonic()
+            state["seconds"] = now - clock
+            if now - last_log >= 30:
+                log(f"classifier: step {state['steps']}, loss {loss.item():.3f}, "
+                    f"{state['seconds'] / 60:.1f} of {minutes:.1f} min, about {(budget - state['seconds']) / 60:.0f} min left")
+                last_log = now
+            if now - last_save >= save_every:
+                _save(checkpoint, model, optimizer, state, on_save)
+                last_save = now
+    finally:
+        batches.close()  # ends the workers
+    _save(checkpoint, model, optimizer, state, on_save)
     return checkpoint
 
 
-def _save(path: Path, model, optimizer, state: dict) -> None:
+def _save(path: Path, model, optimizer, state: dict, then: Callable[[], None] | None = None) -> None:
     import torch
 
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(".partial")
     torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "state": dict(state)}, partial)
     partial.replace(path)  # a cut mid-write never leaves a broken checkpoint
+    if then is not None:
+        then()
 
 
 def export_classifier(checkpoint: Path, out: Path) -> Path:

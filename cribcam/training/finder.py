@@ -154,17 +154,18 @@ def train_finder(data_yaml: Path, run_dir: Path, model: str, imgsz: int, hours: 
 
 
 def finder_train_args(data_yaml: Path, run_dir: Path, imgsz: int, hours: float, batch: int, lr: float,
-                      workers: int, seed: int, continued: bool = False) -> dict:
+                      workers: int, seed: int, continued: bool = False, device: str = "cpu") -> dict:
     """The ultralytics arguments of a finder run (see the module docs for why these).
 
     Args:
         continued: the run continues a trained finder, so it skips the warm-up, whose high
             bias learning rate knocked a continued finder back (run 4's first epoch scored
             0.785 mAP50 after starting from 0.826).
+        device: "cpu", or a GPU ("0"), where training uses mixed precision.
     """
     return dict(
         data=str(data_yaml), project=str(run_dir.parent.resolve()), name=run_dir.name, exist_ok=True,
-        imgsz=imgsz, batch=batch, time=hours, epochs=1000, patience=1000, seed=seed, device="cpu",
+        imgsz=imgsz, batch=batch, time=hours, epochs=1000, patience=1000, seed=seed, device=device,
         workers=workers, cache="ram", single_cls=True,
         # ultralytics' default optimizer picks MuSGD, whose orthogonalisation of every weight
         # matrix took 65 % of a CPU step; AdamW does the same job at a third of the time.
@@ -172,7 +173,7 @@ def finder_train_args(data_yaml: Path, run_dir: Path, imgsz: int, hours: float, 
         # Crops are already cut at the scenes' scale: no mosaic; a mirrored index is no index.
         mosaic=0.0, close_mosaic=0, fliplr=0.0, flipud=0.0, degrees=0.0, scale=0.3, translate=0.1,
         hsv_h=0.02, hsv_s=0.6, hsv_v=0.5,
-        plots=False, verbose=False, amp=False, deterministic=False, val=True,
+        plots=False, verbose=False, amp=device != "cpu", deterministic=False, val=True,
     )
 
 

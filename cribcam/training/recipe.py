@@ -197,7 +197,7 @@ def _classifier_stage(recipe: Recipe, parent: int) -> None:
 
     from cribcam.training.classifier import train_classifier
 
-    threading.Thread(target=_end_with, args=(parent,), daemon=True).start()
+    threading.Thread(target=end_with_parent, args=(parent,), daemon=True).start()
     torch.set_num_threads(1)  # the finder has the other core, and its data loaders (or, kept, the work beside)
     log = Log(recipe.work / "train.log")
     if recipe.classifier_checkpoint.with_suffix(".done").is_file():
@@ -210,7 +210,7 @@ def _classifier_stage(recipe: Recipe, parent: int) -> None:
     recipe.classifier_checkpoint.with_suffix(".done").touch()
 
 
-def _end_with(parent: int, every: float = 2.0) -> None:
+def end_with_parent(parent: int, every: float = 2.0) -> None:
     """Ends this process once the recipe's is gone: a recipe killed (``kill``, a session's cut)
     runs no ``finally``, and its classifier trained on alone, on the cores and into the
     checkpoint of the run started next."""
@@ -294,7 +294,7 @@ def export(recipe: Recipe, finder_checkpoint: Path, hours: float, log) -> dict:
     export_classifier(recipe.classifier_checkpoint, recipe.models / CLASSIFIER_FILE)
     checkpoints = recipe.models / "checkpoints"
     strip_checkpoint(finder_checkpoint, checkpoints / "finder.pt")
-    _weights_only(recipe.classifier_checkpoint, checkpoints / "classifier.pt")
+    weights_only(recipe.classifier_checkpoint, checkpoints / "classifier.pt")
     previous = _previous_hours(recipe)
     record = {"recipe": recipe.as_dict(), "this_run_hours": round(hours, 3),
               "cpu_run_hours_in_all": round(previous + hours, 3),
@@ -330,7 +330,7 @@ def _hours_in_all(record_path: Path) -> float:
     return max((float(part["cpu_run_hours_in_all"]) for part in parts), default=0.0)
 
 
-def _weights_only(checkpoint: Path, out: Path) -> None:
+def weights_only(checkpoint: Path, out: Path) -> None:
     import torch
 
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -102,7 +102,7 @@ def test_the_classifiers_process_ends_when_the_recipes_is_killed():
     # once started could already be an orphan.
     recipe = subprocess.Popen([sys.executable, "-c", """if True:
         import os, subprocess, sys, time
-        code = f"from cribcam.training.recipe import _end_with; _end_with({os.getpid()}, every=0.1)"
+        code = f"from cribcam.training.recipe import end_with_parent; end_with_parent({os.getpid()}, every=0.1)"
         child = subprocess.Popen([sys.executable, "-c", code])
         print(child.pid, flush=True)
         time.sleep(60)"""], stdout=subprocess.PIPE, text=True)
