@@ -33,6 +33,7 @@ import multiprocessing
 import os
 import threading
 import time
+import traceback
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -124,7 +125,11 @@ def run(settings: DeviceRun) -> dict:
         target=_classifier_stage, args=(settings, places, os.getpid()))
     classifier.start()
     try:
-        record["finder"] = train_finder(settings, places, log)
+        try:
+            record["finder"] = train_finder(settings, places, log)
+        except Exception as error:  # noqa: BLE001 (the classifier beside it trains on regardless)
+            log(f"finder: failed: {traceback.format_exc()}")
+            record["finder"] = {"error": repr(error)}
         classifier.join(max(0.0, settings.left() + 30))
     finally:
         if classifier.is_alive():
