@@ -134,3 +134,46 @@ def test_finder_mistakes_clear_of_every_corner_become_negatives(tmp_path):
                      np.float32)
     bank = bank_from_finder_mistakes(lambda image: found, tmp_path, "train")
     assert len(bank) == 1 and (bank.rank == NO_INDEX).all() and not bank.real.any()
+
+
+def test_batches_drawn_by_worker_processes_are_batches_of_the_bank_and_follow_the_seed():
+    from cribcam.training.classifier import _batch_stream
+
+    bank = _bank(40)
+    first, again, other = (_batch_stream(bank, 16, seed, 0, workers=2) for seed in (3, 3, 4))
+    try:
+        crops, rank, suit = next(first)
+        assert crops.shape == (16, CROP_SIZE, CROP_SIZE, 3) and crops.dtype == np.uint8
+        assert rank.shape == suit.shape == (16,) and set(rank) <= set(bank.rank)
+        np.testing.assert_array_equal(next(again)[0], crops)  # batch 0 of seed 3, whichever process drew it
+        assert not np.array_equal(next(first)[0], crops)  # batch 1 is drawn afresh
+        assert not np.array_equal(next(other)[0], crops)
+    finally:
+        for stream in (first, again, other):
+            stream.close()
+
+
+def test_training_with_augmenting_workers_saves_and_calls_back(tmp_path):
+    saved = []
+    checkpoint = train_classifier(_bank(), tmp_path / "c.pt", minutes=0.02, batch=8, lr=1e-3, seed=0,
+                                  log=lambda m: None, workers=2, on_save=lambda: saved.append(1))
+    assert torch.load(checkpoint, weights_only=False)["state"]["steps"] > 0 and saved
+
+
+def test_scene_shards_split_a_set_between_them(tmp_path):
+    import json
+
+    import cv2
+
+    from cribcam.training.classifier import bank_from_scenes
+
+    for kind in ("images", "meta", "labels"):
+        (tmp_path / kind / "train").mkdir(parents=True)
+    for i in range(5):
+        cv2.imwrite(str(tmp_path / "images" / "train" / f"{i}.jpg"), np.full((120, 160, 3), 90 + i, np.uint8))
+        (tmp_path / "labels" / "train" / f"{i}.txt").write_text("0 0.5 0.5 0.1 0.2\n" * (i + 1))
+        (tmp_path / "meta" / "train" / f"{i}.json").write_text(json.dumps({"image": f"{i}.jpg", "cards": []}))
+    indices = [int((bank_from_scenes(tmp_path, "train", 0, negatives_per_index=0, shard=(k, 2)).rank != NO_INDEX).sum())
+               for k in (0, 1)]
+    assert indices == [1 + 3 + 5, 2 + 4]  # scenes 0, 2, 4 and 1, 3: every one once
+    assert int((bank_from_scenes(tmp_path, "train", 0, negatives_per_index=0, scenes=2).rank != NO_INDEX).sum()) == 3
