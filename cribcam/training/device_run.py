@@ -60,6 +60,10 @@ class DeviceRun:
         work: scratch folder for the data and the finder's run.
         device: "cuda" or "cpu".
         seed: seed of the data and both trainings.
+        finder_from: the finder checkpoint to continue (the shipped one, or one of an earlier
+            device run carried in the pack folder).
+        classifier_from: the classifier weights to continue, or None to leave the classifier
+            out and give the finder every core.
         design_scenes: scenes of the training designs (a tenth are the finder's validation).
         font_scenes: scenes of font decks.
         font_decks: font decks drawn for those scenes.
@@ -82,10 +86,15 @@ class DeviceRun:
     work: Path = Path("/tmp/cribcam-device-run")
     device: str = "cuda"
     seed: int = 21
+    finder_from: Path = MODELS_DIR / "checkpoints" / "finder.pt"
+    classifier_from: Path | None = MODELS_DIR / "checkpoints" / "classifier.pt"
     design_scenes: int = 14000
     font_scenes: int = 4000
     font_decks: int = 96
-    real_repeat: int = 3
+    # The real photos' share of the finder's training images: run 12 listed them 3 times, 4 % of
+    # its images (the CPU recipe's crops held about 27 %), and its finder boxed fewer of the real
+    # training photos' indices than run 4's (0.970 -> 0.956) while boxing more synthetic ones.
+    real_repeat: int = 20
     finder_imgsz: int = 640
     finder_batch: int = 64
     finder_lr: float = 0.001
@@ -123,16 +132,18 @@ def run(settings: DeviceRun) -> dict:
     record["data"] = make_scenes(settings, places, log)
     classifier = multiprocessing.get_context("spawn").Process(
         target=_classifier_stage, args=(settings, places, os.getpid()))
-    classifier.start()
+    if settings.classifier_from is not None:
+        classifier.start()
     try:
         try:
             record["finder"] = train_finder(settings, places, log)
         except Exception as error:  # noqa: BLE001 (the classifier beside it trains on regardless)
             log(f"finder: failed: {traceback.format_exc()}")
             record["finder"] = {"error": repr(error)}
-        classifier.join(max(0.0, settings.left() + 30))
+        if settings.classifier_from is not None:
+            classifier.join(max(0.0, settings.left() + 30))
     finally:
-        if classifier.is_alive():
+        if settings.classifier_from is not None and classifier.is_alive():
             log("classifier: still running at the deadline, stopped")
             classifier.terminate()
     record["classifier"] = _read_json(settings.work / "classifier.json")
@@ -171,7 +182,11 @@ def make_scenes(settings: DeviceRun, places: dict[str, Path], log) -> dict:
     built = build(BuildSpec(settings.work / "designs", settings.design_scenes, settings.seed), designs,
                   progress=False, force=True)
     log(f"data: {built['images']} scenes of {len(designs)} training designs in {built['seconds']:.0f} s")
-    fonts = font_decks(settings.font_decks, settings.seed, root=places["fonts"])
+    shards = max(1, min(os.cpu_count() or 1, settings.font_decks))
+    with multiprocessing.get_context("fork").Pool(shards) as pool:  # a few tenths of a second a deck
+        fonts = [deck for part in pool.starmap(font_decks, [(settings.font_decks // shards + (k < settings.font_decks % shards),
+                                                             settings.seed * 1000 + k, places["fonts"])
+                                                            for k in range(shards)]) for deck in part]
     if not fonts:
         raise RuntimeError(f"no usable fonts in {places['fonts']}")
     drawn = build(BuildSpec(settings.work / "fonts", settings.font_scenes, settings.seed + 1, val_fraction=0.0),
@@ -224,7 +239,7 @@ def train_finder(settings: DeviceRun, places: dict[str, Path], log) -> dict:
                        "minute": round((time.time() - settings.started) / 60, 2)})
         log(f"finder: epoch {trainer.epoch + 1}, val mAP50 {epochs[-1]['map50']:.3f}, {settings.left() / 60:.1f} min left")
 
-    model = YOLO(str(MODELS_DIR / "checkpoints" / "finder.pt"))
+    model = YOLO(str(settings.finder_from))
     for event, callback in (("on_train_start", on_train_start), ("on_model_save", on_model_save),
                             ("on_fit_epoch_end", on_fit_epoch_end)):
         model.add_callback(event, callback)
@@ -275,7 +290,7 @@ def _classifier_stage(settings: DeviceRun, places: dict[str, Path], parent: int)
         checkpoint = settings.work / "classifier-state.pt"
         torch.set_num_threads(2)
         train_classifier(bank, checkpoint, minutes, settings.classifier_batch, settings.classifier_lr,
-                         settings.seed, start_from=MODELS_DIR / "checkpoints" / "classifier.pt", log=log,
+                         settings.seed, start_from=settings.classifier_from, log=log,
                          save_every=30.0, device=settings.device, workers=settings.classifier_workers,
                          on_save=lambda: weights_only(checkpoint, settings.out / "classifier.pt"))
         summary["steps"] = torch.load(checkpoint, map_location="cpu", weights_only=False)["state"]["steps"]
@@ -386,9 +401,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--minutes", type=float, default=DeviceRun.minutes)
     parser.add_argument("--work", type=Path, default=DeviceRun.work)
+    parser.add_argument("--finder-from", type=Path, default=DeviceRun.finder_from,
+                        help="the finder checkpoint to continue (default: the shipped one)")
+    parser.add_argument("--no-classifier", action="store_true", help="train the finder alone, on every core")
+    parser.add_argument("--real-repeat", type=int, default=DeviceRun.real_repeat,
+                        help="times the real training photos are listed for the finder (default %(default)s)")
     parser.add_argument("--tiny", action="store_true", help="a toy size on the CPU, for the tests")
     args = parser.parse_args(argv)
-    settings = DeviceRun(args.pack, args.out, args.minutes, args.work)
+    settings = DeviceRun(args.pack, args.out, args.minutes, args.work, finder_from=args.finder_from,
+                         real_repeat=args.real_repeat,
+                         classifier_from=None if args.no_classifier else DeviceRun.classifier_from)
+    if args.no_classifier:  # its cores go to the finder's data loaders
+        settings.finder_workers = max(settings.finder_workers, (os.cpu_count() or 2) - 2)
     if args.tiny:
         settings = tiny(settings)
     else:
