@@ -60,11 +60,14 @@ def find_fonts(root: Path = FONT_ROOT, letters: str = "") -> tuple[list[Path], l
     return ranks, suits
 
 
-def font_decks(count: int, seed: int, root: Path = FONT_ROOT, alphabet: str | None = None) -> list[Deck]:
+def font_decks(count: int, seed: int, root: Path = FONT_ROOT, alphabet: str | None = None,
+               found: tuple[list[Path], list[Path]] | None = None) -> list[Deck]:
     """``count`` decks, each in a randomly chosen font and style (none if no font is usable),
-    lettered as ``ALPHABETS[alphabet]`` says when one is named."""
+    lettered as ``ALPHABETS[alphabet]`` says when one is named. ``found`` is what
+    ``find_fonts(root, letters)`` returns, when the caller has it: reading 600 fonts' tables
+    takes longer than drawing a few decks (several processes drawing decks find them once)."""
     letters = ALPHABETS[alphabet] if alphabet else {}
-    ranks, suits = find_fonts(root, "".join(letters.values()))
+    ranks, suits = found or find_fonts(root, "".join(letters.values()))
     if not ranks or not suits:
         return []
     rng = np.random.default_rng(seed)

@@ -176,16 +176,17 @@ def make_scenes(settings: DeviceRun, places: dict[str, Path], log) -> dict:
     """Scenes of the training designs and of font decks, on every core."""
     from cribcam.datagen.build import BuildSpec, build
     from cribcam.datagen.decks import load_decks
-    from cribcam.datagen.font_decks import font_decks
+    from cribcam.datagen.font_decks import find_fonts, font_decks
 
     designs = load_decks(split="train", progress=False)
     built = build(BuildSpec(settings.work / "designs", settings.design_scenes, settings.seed), designs,
                   progress=False, force=True)
     log(f"data: {built['images']} scenes of {len(designs)} training designs in {built['seconds']:.0f} s")
     shards = max(1, min(os.cpu_count() or 1, settings.font_decks))
+    found = find_fonts(places["fonts"])
     with multiprocessing.get_context("fork").Pool(shards) as pool:  # a few tenths of a second a deck
         fonts = [deck for part in pool.starmap(font_decks, [(settings.font_decks // shards + (k < settings.font_decks % shards),
-                                                             settings.seed * 1000 + k, places["fonts"])
+                                                             settings.seed * 1000 + k, places["fonts"], None, found)
                                                             for k in range(shards)]) for deck in part]
     if not fonts:
         raise RuntimeError(f"no usable fonts in {places['fonts']}")
@@ -245,7 +246,10 @@ def train_finder(settings: DeviceRun, places: dict[str, Path], log) -> dict:
         model.add_callback(event, callback)
     args = finder_train_args(finder_data(settings, places), run_dir, settings.finder_imgsz, max(settings.left(), 60) / 3600,
                              settings.finder_batch, settings.finder_lr, settings.finder_workers, settings.seed,
-                             continued=True, device="0" if settings.device == "cuda" else "cpu")
+                             continued=True, device="0" if settings.device == "cuda" else "cpu",
+                             # A run of a few epochs: caching 20,000 images first took half a minute of
+                             # run 13's four (16 loaders decode them as they go instead).
+                             cache=False)
     model.train(**args)
     best = run_dir / "weights" / "best.pt"
     strip_checkpoint(best if best.is_file() else run_dir / "weights" / "last.pt", settings.out / "finder.pt")
@@ -310,6 +314,7 @@ def classifier_bank(settings: DeviceRun, places: dict[str, Path], log):
     import cv2
 
     from cribcam.datagen.decks import load_decks
+    from cribcam.datagen.font_decks import find_fonts
     from cribcam.training.classifier import CropBank
     from cribcam.vision.evaluate import load_labels
 
@@ -317,7 +322,8 @@ def classifier_bank(settings: DeviceRun, places: dict[str, Path], log):
     cv2.setNumThreads(1)  # before the fork: a forked child can neither use nor stop its parent's pool
     _BANK_INPUTS.update(settings=settings, places=places, decks=load_decks(split="train", progress=False),
                         backgrounds=[cv2.imread(str(path)) for path in scenes[:300]],
-                        real_labels=load_labels(places["real"] / "labels-train.json"))
+                        real_labels=load_labels(places["real"] / "labels-train.json"),
+                        fonts=find_fonts(places["fonts"]))
     shards = max(2, os.cpu_count() or 2)
     jobs = [("art", k, shards) for k in range(shards)] + [("fonts", k, shards) for k in range(shards)] \
         + [("scenes", k, shards) for k in range(shards)] + [("mistakes", k, shards) for k in range(shards)] \
@@ -344,7 +350,7 @@ def _bank_piece(job: tuple[str, int, int]):
     if kind == "art":
         return bank_from_decks(_BANK_INPUTS["decks"], s.art_crops // n, seed, backgrounds)
     if kind == "fonts":
-        decks = font_decks(max(1, s.font_bank_decks // n), seed, root=places["fonts"])
+        decks = font_decks(max(1, s.font_bank_decks // n), seed, root=places["fonts"], found=_BANK_INPUTS["fonts"])
         return bank_from_decks(decks, s.font_crops // n, seed, backgrounds)
     if kind == "jokers":
         return bank_from_jokers(joker_faces(100, seed, root=places["fonts"]), s.joker_crops, seed, backgrounds)

@@ -154,7 +154,8 @@ def train_finder(data_yaml: Path, run_dir: Path, model: str, imgsz: int, hours: 
 
 
 def finder_train_args(data_yaml: Path, run_dir: Path, imgsz: int, hours: float, batch: int, lr: float,
-                      workers: int, seed: int, continued: bool = False, device: str = "cpu") -> dict:
+                      workers: int, seed: int, continued: bool = False, device: str = "cpu",
+                      cache: str | bool = "ram") -> dict:
     """The ultralytics arguments of a finder run (see the module docs for why these).
 
     Args:
@@ -162,11 +163,13 @@ def finder_train_args(data_yaml: Path, run_dir: Path, imgsz: int, hours: float, 
             bias learning rate knocked a continued finder back (run 4's first epoch scored
             0.785 mAP50 after starting from 0.826).
         device: "cpu", or a GPU ("0"), where training uses mixed precision.
+        cache: "ram" decodes every image once, before the first step (worth it over many
+            epochs); False decodes them as they are loaded.
     """
     return dict(
         data=str(data_yaml), project=str(run_dir.parent.resolve()), name=run_dir.name, exist_ok=True,
         imgsz=imgsz, batch=batch, time=hours, epochs=1000, patience=1000, seed=seed, device=device,
-        workers=workers, cache="ram", single_cls=True,
+        workers=workers, cache=cache, single_cls=True,
         # ultralytics' default optimizer picks MuSGD, whose orthogonalisation of every weight
         # matrix took 65 % of a CPU step; AdamW does the same job at a third of the time.
         optimizer="AdamW", lr0=lr, warmup_epochs=0.0 if continued else 0.5, cos_lr=True,
