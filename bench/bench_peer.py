@@ -1,0 +1,88 @@
+"""The reader against its peer: a bare YOLO11n forward pass at 640 beside `CardReader.read`.
+
+The simplest YOLO card reader (the design card's) is one 52-class YOLO11n read once at 640 by
+onnxruntime. This exports such a network (its weights do not change its cost: untrained) and
+times one forward pass on each of the bench's photos, letterboxed to 640x640, alternately with
+`CardReader.read` of the same photo as `bench_reader.py` reads it, in one process, with the same
+onnxruntime settings (``vision.models.onnx_session``); it prints both medians and their ratio.
+Needs the ``train`` extra (ultralytics exports the peer).
+
+Run: python bench/bench_peer.py [--repeats 40] [--model DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import cv2
+
+from cribcam.vision import CardReader
+from cribcam.vision.evaluate import given_count, load_labels
+from cribcam.vision.finder import letterbox
+from cribcam.vision.models import onnx_session
+
+PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "real-photos" / "images"
+PEER_CLASSES = 52
+
+
+def export_peer(folder: Path) -> Path:
+    """A 52-class YOLO11n exported to ONNX at a fixed 640x640 input."""
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    import yaml
+    from ultralytics import YOLO
+    from ultralytics.nn.tasks import yaml_model_load
+
+    spec = yaml_model_load("yolo11n.yaml")
+    spec["nc"] = PEER_CLASSES
+    path = folder / "yolo11n.yaml"  # the name tells ultralytics the scale, n
+    path.write_text(yaml.safe_dump({k: v for k, v in spec.items() if k != "yaml_file"}))
+    here = os.getcwd()
+    os.chdir(folder)  # ultralytics exports into the working folder
+    try:
+        exported = YOLO(str(path)).export(format="onnx", imgsz=640, simplify=False, dynamic=False, opset=17)
+    finally:
+        os.chdir(here)
+    return folder / exported
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", type=Path, default=None)
+    parser.add_argument("--photos", type=Path, default=PHOTOS)
+    parser.add_argument("--repeats", type=int, default=40)
+    args = parser.parse_args()
+    reader = CardReader(args.model)
+    labels = load_labels(args.photos.parent / "labels.json")
+    photos = [(cv2.imread(str(p)), given_count({c["card"] for c in labels[p.name]["cards"]}))
+              for p in sorted(args.photos.glob("*.jpg"))[:args.repeats]]
+    with tempfile.TemporaryDirectory(prefix="peer-") as scratch:
+        peer_path = export_peer(Path(scratch))
+        peer = onnx_session(peer_path)
+        name = peer.get_inputs()[0].name
+        classes = peer.get_outputs()[0].shape[1] - 4
+        peer.run(None, {name: letterbox(photos[0][0], 640)[0]})  # warm-up, both
+        reader.read(photos[0][0])
+        peer_times, read_times = [], []
+        for image, expected in photos:
+            start = time.perf_counter()
+            peer.run(None, {name: letterbox(image, 640)[0]})
+            peer_times.append((time.perf_counter() - start) * 1000)
+            start = time.perf_counter()
+            reader.read(image, expected=expected)
+            read_times.append((time.perf_counter() - start) * 1000)
+    peer_ms, read_ms = statistics.median(peer_times), statistics.median(read_times)
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; "
+          f"{len(photos)} photos")
+    print(f"YOLO11n, {classes} classes, one forward pass at 640x640 (letterbox included): median {peer_ms:.1f} ms")
+    print(f"CardReader.read, as bench_reader.py reads: median {read_ms:.1f} ms")
+    print(f"ratio: the reader takes {read_ms / peer_ms:.2f} times the peer's forward pass")
+
+
+if __name__ == "__main__":
+    main()
