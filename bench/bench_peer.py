@@ -4,7 +4,8 @@ The simplest YOLO card reader (the design card's) is one 52-class YOLO11n read o
 onnxruntime. This exports such a network (its weights do not change its cost: untrained) and
 times one forward pass on each of the bench's photos, letterboxed to 640x640, alternately with
 `CardReader.read` of the same photo as `bench_reader.py` reads it, in one process, with the same
-onnxruntime settings (``vision.models.onnx_session``); it prints both medians and their ratio.
+onnxruntime settings (``vision.models.onnx_session``), and in OpenVINO too where the ``fast``
+extra is installed; it prints the medians and the ratios.
 Needs the ``train`` extra (ultralytics exports the peer).
 
 Run: python bench/bench_peer.py [--repeats 40] [--model DIR]
@@ -24,6 +25,7 @@ import cv2
 
 from cribcam.vision import CardReader
 from cribcam.vision.evaluate import given_count, load_labels
+from cribcam.vision.fast_runtime import openvino_forward
 from cribcam.vision.finder import letterbox
 from cribcam.vision.models import onnx_session
 
@@ -63,25 +65,37 @@ def main() -> None:
               for p in sorted(args.photos.glob("*.jpg"))[:args.repeats]]
     with tempfile.TemporaryDirectory(prefix="peer-") as scratch:
         peer_path = export_peer(Path(scratch))
-        peer = onnx_session(peer_path)
-        name = peer.get_inputs()[0].name
-        classes = peer.get_outputs()[0].shape[1] - 4
-        peer.run(None, {name: letterbox(photos[0][0], 640)[0]})  # warm-up, both
+        session = onnx_session(peer_path)
+        name = session.get_inputs()[0].name
+        classes = session.get_outputs()[0].shape[1] - 4
+        # The peer in each runtime the reader's finder may use: onnxruntime, and OpenVINO where
+        # the fast extra is installed (vision.fast_runtime).
+        peers = {"onnxruntime": lambda blob: session.run(None, {name: blob})}
+        fast = openvino_forward(peer_path)
+        if fast is not None:
+            peers[f"openvino ({fast.precision})"] = fast
+        for forward in peers.values():  # warm-up, each
+            forward(letterbox(photos[0][0], 640)[0])
         reader.read(photos[0][0])
-        peer_times, read_times = [], []
+        times: dict[str, list[float]] = {key: [] for key in [*peers, "reader"]}
         for image, expected in photos:
-            start = time.perf_counter()
-            peer.run(None, {name: letterbox(image, 640)[0]})
-            peer_times.append((time.perf_counter() - start) * 1000)
+            for key, forward in peers.items():
+                start = time.perf_counter()
+                forward(letterbox(image, 640)[0])
+                times[key].append((time.perf_counter() - start) * 1000)
             start = time.perf_counter()
             reader.read(image, expected=expected)
-            read_times.append((time.perf_counter() - start) * 1000)
-    peer_ms, read_ms = statistics.median(peer_times), statistics.median(read_times)
+            times["reader"].append((time.perf_counter() - start) * 1000)
+    medians = {key: statistics.median(values) for key, values in times.items()}
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; "
           f"{len(photos)} photos")
-    print(f"YOLO11n, {classes} classes, one forward pass at 640x640 (letterbox included): median {peer_ms:.1f} ms")
-    print(f"CardReader.read, as bench_reader.py reads: median {read_ms:.1f} ms")
-    print(f"ratio: the reader takes {read_ms / peer_ms:.2f} times the peer's forward pass")
+    for key in peers:
+        print(f"YOLO11n, {classes} classes, one forward pass at 640x640 in {key} (letterbox included): "
+              f"median {medians[key]:.1f} ms")
+    print(f"CardReader.read, as bench_reader.py reads (finder in {reader.finder.runtime}): "
+          f"median {medians['reader']:.1f} ms")
+    for key in peers:
+        print(f"ratio: the reader takes {medians['reader'] / medians[key]:.2f} times the peer's pass in {key}")
 
 
 if __name__ == "__main__":

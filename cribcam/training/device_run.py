@@ -130,9 +130,10 @@ def run(settings: DeviceRun) -> dict:
     _watchdog(settings, log)
     places = _unpack(settings, log)
     record["data"] = make_scenes(settings, places, log)
-    classifier = multiprocessing.get_context("spawn").Process(
-        target=_classifier_stage, args=(settings, places, os.getpid()))
-    if settings.classifier_from is not None:
+    classifier = None
+    if settings.classifier_from is not None:  # spawned: a forked child could not use the GPU
+        classifier = multiprocessing.get_context("spawn").Process(
+            target=_classifier_stage, args=(settings, places, os.getpid()))
         classifier.start()
     try:
         try:
@@ -140,10 +141,10 @@ def run(settings: DeviceRun) -> dict:
         except Exception as error:  # noqa: BLE001 (the classifier beside it trains on regardless)
             log(f"finder: failed: {traceback.format_exc()}")
             record["finder"] = {"error": repr(error)}
-        if settings.classifier_from is not None:
+        if classifier is not None:
             classifier.join(max(0.0, settings.left() + 30))
     finally:
-        if settings.classifier_from is not None and classifier.is_alive():
+        if classifier is not None and classifier.is_alive():
             log("classifier: still running at the deadline, stopped")
             classifier.terminate()
     record["classifier"] = _read_json(settings.work / "classifier.json")
@@ -176,18 +177,12 @@ def make_scenes(settings: DeviceRun, places: dict[str, Path], log) -> dict:
     """Scenes of the training designs and of font decks, on every core."""
     from cribcam.datagen.build import BuildSpec, build
     from cribcam.datagen.decks import load_decks
-    from cribcam.datagen.font_decks import find_fonts, font_decks
 
     designs = load_decks(split="train", progress=False)
     built = build(BuildSpec(settings.work / "designs", settings.design_scenes, settings.seed), designs,
                   progress=False, force=True)
     log(f"data: {built['images']} scenes of {len(designs)} training designs in {built['seconds']:.0f} s")
-    shards = max(1, min(os.cpu_count() or 1, settings.font_decks))
-    found = find_fonts(places["fonts"])
-    with multiprocessing.get_context("fork").Pool(shards) as pool:  # a few tenths of a second a deck
-        fonts = [deck for part in pool.starmap(font_decks, [(settings.font_decks // shards + (k < settings.font_decks % shards),
-                                                             settings.seed * 1000 + k, places["fonts"], None, found)
-                                                            for k in range(shards)]) for deck in part]
+    fonts = _font_decks_in_parallel(settings.font_decks, settings.seed, places["fonts"])
     if not fonts:
         raise RuntimeError(f"no usable fonts in {places['fonts']}")
     drawn = build(BuildSpec(settings.work / "fonts", settings.font_scenes, settings.seed + 1, val_fraction=0.0),
@@ -195,6 +190,18 @@ def make_scenes(settings: DeviceRun, places: dict[str, Path], log) -> dict:
     log(f"data: {drawn['images']} scenes of {len(fonts)} font decks in {drawn['seconds']:.0f} s")
     return {"designs": [d.name for d in designs], "design_scenes": built["images"], "font_decks": len(fonts),
             "font_scenes": drawn["images"], "real_photos": len(list((places["real"] / "images" / "train").glob("*.jpg")))}
+
+
+def _font_decks_in_parallel(count: int, seed: int, fonts: Path) -> list:
+    """``count`` font decks drawn by every core (a few tenths of a second a deck), the fonts
+    found once for all of them."""
+    from cribcam.datagen.font_decks import find_fonts, font_decks
+
+    shards = max(1, min(os.cpu_count() or 1, count))
+    found = find_fonts(fonts)
+    jobs = [(count // shards + (k < count % shards), seed * 1000 + k, fonts, None, found) for k in range(shards)]
+    with multiprocessing.get_context("fork").Pool(shards) as pool:
+        return [deck for part in pool.starmap(font_decks, jobs) for deck in part]
 
 
 def finder_data(settings: DeviceRun, places: dict[str, Path]) -> Path:

@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from cribcam.vision.detections import Detections, suppress
+from cribcam.vision.fast_runtime import openvino_forward
 from cribcam.vision.models import onnx_session
 
 PAD_VALUE = 114  # the grey ultralytics pads letterboxed images with
@@ -51,6 +52,11 @@ class IndexFinder:
         self.imgsz = int(height) if isinstance(height, int) else max(json.loads(metadata.get("imgsz", "[640]")))
         self.conf, self.iou, self.tile = conf, iou, tile
         self.path = Path(path)
+        # OpenVINO runs the pass where it is installed (the ``fast`` extra), at twice the speed;
+        # the onnxruntime session reads the model's shape and metadata, and runs it elsewhere.
+        fast = openvino_forward(self.path, threads)
+        self.runtime = f"openvino ({fast.precision})" if fast else "onnxruntime"
+        self._forward = fast or (lambda blob: self.session.run(None, {self.input_name: blob})[0])
 
     def __call__(self, image: np.ndarray, closer: bool = False) -> Detections:
         """Index boxes in a BGR uint8 image, in its pixels, with one score column.
@@ -95,7 +101,7 @@ class IndexFinder:
 
     def _find(self, image: np.ndarray, dx: int, dy: int) -> Detections:
         blob, scale, (pad_x, pad_y) = letterbox(image, self.imgsz, self.stride)
-        output = self.session.run(None, {self.input_name: blob})[0][0]
+        output = self._forward(blob)[0]
         found = Detections.from_yolo_output(output, self.conf)
         xyxy = (found.xyxy - [pad_x, pad_y, pad_x, pad_y]) / scale + [dx, dy, dx, dy]
         return suppress(Detections(xyxy, found.scores), self.iou)

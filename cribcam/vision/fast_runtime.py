@@ -1,0 +1,53 @@
+"""The finder's forward pass in OpenVINO, where the ``fast`` extra installs it.
+
+The finder's one pass is most of a photo's read (``bench/profile_reader.py``): on a 2-core
+Intel Xeon onnxruntime takes 35 ms for a 640x640 frame, OpenVINO 16 ms in the bfloat16 it picks
+on CPUs that compute in it, 30 ms in float32 (models/README.md, "Speed"). onnxruntime stays the
+runtime every platform has: where OpenVINO is not installed, cannot load the model or is
+turned off (``CRIBCAM_RUNTIME=onnxruntime``), the finder runs as before.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+
+RUNTIME_VARIABLE = "CRIBCAM_RUNTIME"  # "onnxruntime" keeps every model there
+
+
+class OpenVinoForward:
+    """A compiled model called like ``forward(blob) -> first output``, safe across threads
+    (each thread gets its own inference request: a server reads several photos at once)."""
+
+    def __init__(self, compiled):
+        self.compiled = compiled
+        self.local = threading.local()
+        self.precision = compiled.get_property("INFERENCE_PRECISION_HINT").to_string()  # "bf16", "f32"
+
+    def __call__(self, blob: np.ndarray) -> np.ndarray:
+        request = getattr(self.local, "request", None)
+        if request is None:
+            request = self.local.request = self.compiled.create_infer_request()
+        return request.infer({0: blob})[0]
+
+
+def openvino_forward(path: Path, threads: int = 0) -> OpenVinoForward | None:
+    """The model at ``path`` compiled by OpenVINO for the CPU, for the lowest latency, or None
+    where OpenVINO is not to be used (see the module)."""
+    if os.environ.get(RUNTIME_VARIABLE, "").lower() == "onnxruntime":
+        return None
+    try:
+        import openvino
+    except ImportError:
+        return None
+    config = {"PERFORMANCE_HINT": "LATENCY"}
+    if threads:
+        config["INFERENCE_NUM_THREADS"] = threads
+    try:
+        core = openvino.Core()
+        return OpenVinoForward(core.compile_model(core.read_model(str(path)), "CPU", config))
+    except Exception:  # noqa: BLE001 (an OpenVINO that cannot run this model leaves onnxruntime to it)
+        return None
