@@ -3,9 +3,10 @@
 It says where printed indices (rank + suit corners) are, not which card they show: that is
 the classifier's job. Torch and ultralytics are only needed to train; finding needs
 onnxruntime, OpenCV and numpy. It reads a whole image at its input size; asked for a closer
-look, it also reads the image in overlapping tiles, at the image's own size when that is much
-larger than the input (a phone photo), else enlarged, so that small indices stay large enough;
-asked for a farther look, it reads the image shrunk, for indices larger than it learnt.
+look, it also reads the image at its own size when that is much larger than the input (a phone
+photo), else enlarged, so that small indices stay large enough: in one pass where the model
+takes any input size, in overlapping tiles of its input size where it takes one; asked for a
+farther look, it reads the image shrunk, for indices larger than it learnt.
 """
 
 from __future__ import annotations
@@ -63,14 +64,16 @@ class IndexFinder:
 
         Args:
             image: BGR uint8.
-            closer: also read the image in tiles of the model's input size: at its own size
-                when it is at least ``tile`` times the input, else enlarged to ``CLOSER`` times
-                the input (at most ``CLOSER`` times its own size). Indices under about 16
-                pixels at the input size fall between the cells of the finder's finest grid,
-                and most of them are boxed only so. Seven to fifteen times the time of one
-                look: the reader asks for it when cards are missing (``CardReader``). Always
-                reading a large photo's tiles made phantom cards of pips and print
-                (models/README.md, "Run 8").
+            closer: also read the image larger: at its own size when it is at least ``tile``
+                times the input, else enlarged to ``CLOSER`` times the input (at most
+                ``CLOSER`` times its own size). Indices under about 16 pixels at the input
+                size fall between the cells of the finder's finest grid, and most of them are
+                boxed only so. A finder of free input shape reads the larger image in one pass
+                (about four times one look), every pixel once; one of fixed shape reads it in
+                overlapping tiles (seven to fifteen looks), reading the same cards or better
+                (models/README.md, "Speed"). The reader asks for it when cards are missing
+                (``CardReader``). Always reading a large photo larger made phantom cards of
+                pips and print (models/README.md, "Run 8").
         """
         whole = self._find(image, 0, 0)
         if not closer:
@@ -82,9 +85,13 @@ class IndexFinder:
         scale = 1.0 if large else min(CLOSER, CLOSER * self.imgsz / max(height, width))
         tiled = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
         parts = [whole]
-        for x, y, w, h in _tiles(tiled.shape[1], tiled.shape[0], self.imgsz):
-            found = self._find(tiled[y:y + h, x:x + w], x, y)
+        if self.stride is not None:  # a free input shape: the whole of it in one pass, no pixel twice
+            found = self._find(tiled, 0, 0, size=max(tiled.shape[:2]))
             parts.append(Detections(found.xyxy / scale, found.scores))
+        else:
+            for x, y, w, h in _tiles(tiled.shape[1], tiled.shape[0], self.imgsz):
+                found = self._find(tiled[y:y + h, x:x + w], x, y)
+                parts.append(Detections(found.xyxy / scale, found.scores))
         return suppress(Detections.merge(parts), self.iou)
 
     def farther(self, image: np.ndarray) -> Detections:
@@ -99,8 +106,8 @@ class IndexFinder:
         found = self._find(canvas, -pad_x, -pad_y)
         return Detections(np.clip(found.xyxy, 0, [width, height, width, height]), found.scores)
 
-    def _find(self, image: np.ndarray, dx: int, dy: int) -> Detections:
-        blob, scale, (pad_x, pad_y) = letterbox(image, self.imgsz, self.stride)
+    def _find(self, image: np.ndarray, dx: int, dy: int, size: int | None = None) -> Detections:
+        blob, scale, (pad_x, pad_y) = letterbox(image, size or self.imgsz, self.stride)
         output = self._forward(blob)[0]
         found = Detections.from_yolo_output(output, self.conf)
         xyxy = (found.xyxy - [pad_x, pad_y, pad_x, pad_y]) / scale + [dx, dy, dx, dy]

@@ -60,14 +60,28 @@ def test_a_closer_look_boxes_the_small_indices_of_a_hand_seen_from_twice_as_far(
     assert closer >= 0.9 * total and plain < 0.8 * total
 
 
-def test_a_hand_small_in_a_large_photo_is_found_by_the_closer_looks_tiles(finder):
+def test_a_hand_small_in_a_large_photo_is_found_by_the_closer_look(finder):
     # A 640-pixel scene in the corner of a 2560-pixel photo: the whole look sees its indices
-    # at a quarter of their size, the tiles at their own.
+    # at a quarter of their size, the closer look at their own.
     name = "heldout-kde-svg-penguins-0000110.jpg"
     photo = np.full((2560, 2560, 3), 120, np.uint8)
     photo[:640, :640] = cv2.imread(str(SAMPLES / name))
     indices = np.array([c["box"] for c in json.loads((SAMPLES / "labels.json").read_text())[name]["cards"]])
     assert _boxed(indices, finder(photo, closer=True)) == len(indices) > 2 * _boxed(indices, finder(photo))
+
+
+def test_the_closer_look_in_one_pass_boxes_what_the_tiles_of_a_fixed_shape_finder_box(shipped_models, finder):
+    # A finder exported with a fixed input (no stride recorded) reads the larger image in tiles;
+    # the shipped one, of free shape, in one pass. Both box the small indices alike.
+    tiled = IndexFinder(shipped_models / "finder.onnx", conf=0.3)
+    tiled.stride = None  # as a fixed-shape finder: square inputs, hence tiles
+    one_pass = by_tiles = total = 0
+    for name in json.loads((SAMPLES / "labels.json").read_text()):
+        table, indices = _from_twice_as_far(name)
+        one_pass += _boxed(indices, finder(table, closer=True))
+        by_tiles += _boxed(indices, tiled(table, closer=True))
+        total += len(indices)
+    assert by_tiles >= 0.9 * total and abs(one_pass - by_tiles) <= 2
 
 
 def test_a_farther_look_boxes_an_index_too_large_for_one_look_in_the_images_pixels(finder):
