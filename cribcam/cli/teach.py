@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from cribcam.cli.main import UsageError
+from cribcam.scoring.spoken import counted
 
 ORDERS = ["suits-in-rows"]
 
@@ -67,7 +68,7 @@ def run(args) -> int:
     say = (lambda line: None) if args.json else print
     for photo in photos:
         names = " ".join(card.name or "?" for card in photo.cards)
-        say(f"{photo.name}: {len(photo.cards)} cards: {names or 'none found'}")
+        say(f"{photo.name}: {counted(len(photo.cards), 'card')}: {names or 'none found'}")
     problems = [p for photo in photos for p in photo.problems]
     for problem in problems:
         say(f"Problem: {problem}")

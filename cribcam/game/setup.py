@@ -20,6 +20,7 @@ import re
 from dataclasses import asdict, dataclass
 
 from cribcam.scoring import rules
+from cribcam.scoring.spoken import counted
 
 
 class GameError(ValueError):
@@ -66,7 +67,7 @@ class Setup:
         players = tuple(self.players)
         object.__setattr__(self, "players", players)
         if len(players) not in PLAYER_COUNTS:
-            raise GameError(f"{len(players)} players: cribbage is played by 2, 3, 4 "
+            raise GameError(f"{counted(len(players), 'player')}: cribbage is played by 2, 3, 4 "
                             f"(two partnerships) or 6 (two teams of three)")
         for name in players:
             if not isinstance(name, str) or not _NAME.match(name):
@@ -95,7 +96,7 @@ class Setup:
     def for_count(cls, count: int, **options) -> "Setup":
         """A setup for ``count`` players named A, B, C...; ``options`` as the attributes."""
         if count not in PLAYER_COUNTS:
-            raise GameError(f"{count} players: cribbage is played by 2, 3, 4 or 6")
+            raise GameError(f"{counted(count, 'player')}: cribbage is played by 2, 3, 4 or 6")
         return cls(tuple(DEFAULT_NAMES[:count]), **options)
 
     @classmethod

@@ -71,3 +71,8 @@ def _named_groups(items: list[Item]) -> list[tuple[str, int]]:
         elif item.kind == "nobs":
             groups.append(("his nobs", item.points))
     return groups
+
+
+def counted(number: int, noun: str) -> str:
+    """``number`` and ``noun``, plural but for one: "1 card", "5 cards", "0 players"."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"

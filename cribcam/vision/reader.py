@@ -11,6 +11,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from cribcam.scoring.spoken import counted
 from cribcam.vision.classifier import DeckClassifier, IndexClassifier
 from cribcam.vision.corners import cards_from_corners
 from cribcam.vision.detections import Detections, box_iou, holds
@@ -218,11 +219,11 @@ def _count_problems(cards: list[SeenCard], expected: int | None, starter: str | 
     problems = []
     if expected is not None and len(cards) < expected and with_starter:
         missing = expected - len(cards)
-        problems.append(f"{len(cards)} cards read but {expected} expected: "
+        problems.append(f"{counted(len(cards), 'card')} read but {expected} expected: "
                         f"{missing} {'is' if missing == 1 else 'are'} missing or hidden; "
                         f"make sure a corner of every card shows")
     elif expected is not None and len(cards) > expected:
-        problems.append(f"{len(cards)} cards read but {expected} expected: "
+        problems.append(f"{counted(len(cards), 'card')} read but {expected} expected: "
                         f"take away the extra cards or fix the misread ones")
     if with_starter and starter is None and len(cards) >= 3:
         problems.append(f"{STARTER_UNKNOWN}: set it a little apart, or name it")

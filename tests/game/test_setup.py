@@ -27,7 +27,7 @@ def test_a_setup_round_trips_through_its_dict():
 
 
 @pytest.mark.parametrize("players, options, message", [
-    (("A",), {}, "1 players"),
+    (("A",), {}, "1 player:"),
     (("A", "B", "C", "D", "E"), {}, "5 players"),
     (("A", "A"), {}, "the same name"),
     (("A", "B C"), {}, "'B C' is not a usable name"),

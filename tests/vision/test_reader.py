@@ -84,3 +84,11 @@ def test_a_deal_has_no_starter_and_fewer_cards_is_no_problem(reader):
     # The same photo as a hand with its starter: one card short, and a starter to tell.
     hand = reader.read(photo, expected=len(deal.cards) + 1)
     assert any(f"{len(hand.cards)} cards read but {len(deal.cards) + 1} expected" in p for p in hand.problems)
+
+
+def test_one_card_read_of_five_is_said_in_the_singular():
+    from cribcam.vision.reader import _count_problems
+    from cribcam.vision.reading import SeenCard
+
+    problems = _count_problems([SeenCard("3C", 0.9, ((0, 0, 10, 20),))], 5, None)
+    assert problems[0].startswith("1 card read but 5 expected: 4 are missing or hidden")
