@@ -34,15 +34,18 @@ def open_reader(model: Path | None, deck: str | None = None):
 def read_photo(path: Path):
     """The photo at ``path`` as a BGR image, refused first, from its header and before anything
     is decoded, when it is larger than the web API takes: the same limit
-    (``cribcam.web.images.DEFAULT_MAX_PIXELS``) and the same message, for every command.
+    (``cribcam.vision.images.DEFAULT_MAX_PIXELS``) and the same message, for every command.
 
     Raises:
         UsageError: no such file, a photo over the limit, or not an image OpenCV can read.
     """
     import cv2  # here, not at the top: every `cribcam` command imports this module
 
-    from cribcam.web.images import ImageError, ImageTooLarge, check_pixels, sniff_file
+    from cribcam.vision.images import ImageError, ImageTooLarge, check_pixels, sniff_file
 
+    if path.is_dir():
+        raise UsageError(f"{path} is a folder: give a photo in it (JPEG, PNG, BMP, TIFF or WebP), "
+                         f"e.g. {path / 'hand.jpg'}")
     if not path.is_file():
         raise UsageError(f"no such file: {path}")
     try:

@@ -104,6 +104,8 @@ def _named_photos(args) -> list:
     from cribcam.vision.evaluate import load_labels
 
     for path in args.photos:
+        if path.is_dir():
+            raise UsageError(f"{path} is a folder: give its photos, e.g. {path}/*.jpg")
         if not path.is_file():
             raise UsageError(f"no such file: {path}")
     if len({path.name for path in args.photos}) != len(args.photos):

@@ -19,7 +19,7 @@ from flask import Flask, Request, current_app, has_request_context, jsonify, mak
 from werkzeug.exceptions import BadRequest, Forbidden, HTTPException
 
 from cribcam.vision.decks import DeckError, check_name
-from cribcam.web.images import DEFAULT_MAX_PIXELS, DEFAULT_MAX_SIDE
+from cribcam.vision.images import DEFAULT_MAX_PIXELS, DEFAULT_MAX_SIDE
 from cribcam.web.pages import error_page
 from cribcam.web.reader_slot import ModelUnavailable, ReaderSlot
 

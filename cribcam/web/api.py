@@ -17,7 +17,7 @@ from werkzeug.exceptions import HTTPException
 from cribcam.scoring import CardError, parse_card, rules, score_hand
 from cribcam.scoring.muggins import MAX_CLAIM, claim_problem  # the claims `cribcam count` takes too
 from cribcam.scoring.report import count_report
-from cribcam.web.images import PAGE_SIDE, ImageError, data_url, decode_image
+from cribcam.vision.images import PAGE_SIDE, ImageError, data_url, decode_image
 from cribcam.web.reader_slot import ModelUnavailable
 
 bp = Blueprint("api", __name__, url_prefix="/api")

@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 import pytest
 
-from cribcam.web.images import DEFAULT_MAX_PIXELS, ImageTooLarge, decode_image
+from cribcam.vision.images import DEFAULT_MAX_PIXELS, ImageTooLarge, decode_image
 
 PHOTO = Path(__file__).resolve().parents[1] / "data" / "photos" / "webcam-5-cards.jpg"
 
@@ -59,7 +59,7 @@ def test_a_photo_over_the_apis_limit_is_refused_from_its_header_with_its_message
 
 
 def test_a_header_beyond_the_first_bytes_read_is_still_found(tmp_path):
-    from cribcam.web.images import HEADER_BYTES, sniff_file
+    from cribcam.vision.images import HEADER_BYTES, sniff_file
 
     ok, data = cv2.imencode(".jpg", np.zeros((30, 40, 3), np.uint8))
     data = data.tobytes()
@@ -82,3 +82,9 @@ def test_annotate_writes_a_sensible_size_in_the_format_named(shipped_models, tmp
         data = (tmp_path / name).read_bytes()
         assert data.startswith(magic) and len(data) < 5_000_000
         assert cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR).shape == (1067, 1600, 3)
+
+
+def test_a_folder_given_for_a_photo_is_named_a_folder_with_what_to_give(tmp_path):
+    result = cribcam("read", str(tmp_path))
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert f"{tmp_path} is a folder: give a photo in it" in result.stderr

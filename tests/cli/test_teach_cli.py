@@ -28,6 +28,8 @@ def cribcam(tmp_path):
     (["teach", PHOTO, "--name", "../escape"], "'../escape' cannot name a deck"),
     (["teach", PHOTO, "--name", "a/b", "--order", "suits-in-rows"], "'a/b' cannot name a deck"),
     (["teach", "no-such.jpg", "--name", "mine", "--order", "suits-in-rows"], "no such file: no-such.jpg"),
+    (["teach", "tests/data", "--name", "mine", "--order", "suits-in-rows"],
+     "tests/data is a folder: give its photos, e.g. tests/data/*.jpg"),
     (["teach", PHOTO, PHOTO, PHOTO, PHOTO, PHOTO, "--name", "mine", "--order", "suits-in-rows"],
      "two photos have the same file name"),
     (["teach", PHOTO, "--name", "mine", "--suits", "H"], "--suits goes with --order"),
@@ -103,7 +105,7 @@ def test_teach_then_read_with_the_deck_then_remove_it(cribcam, shipped_models, l
     result = cribcam("teach", layout_files / "C.jpg", layout_files / "H.jpg", layout_files / "queen.jpg",
                      "--name", "garden", "--labels", layout_files / "labels.json", "--model", shipped_models)
     assert result.returncode == 0, result.stderr
-    assert "queen.jpg: 1 cards: QS" in result.stdout  # a photo of one card, named without a box
+    assert "queen.jpg: 1 card: QS" in result.stdout  # a photo of one card, named without a box
     assert "Still missing: AD 2D" in result.stdout and " QS" not in result.stdout.split("Still missing")[1]
     assert "Training designs and photos (" in result.stdout
     assert "Its indices read " in result.stdout  # the lettering learnt

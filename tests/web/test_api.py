@@ -576,7 +576,7 @@ def test_a_photo_of_a_deal_is_read_with_no_starter_and_no_count(stub_reader, stu
 
 def test_a_large_photos_annotated_picture_is_drawn_at_the_size_the_page_shows(stub_client, monkeypatch):
     from cribcam.vision import annotate
-    from cribcam.web.images import PAGE_SIDE
+    from cribcam.vision.images import PAGE_SIDE
 
     drawn = []
     original = annotate.draw_reading

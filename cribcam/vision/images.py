@@ -1,4 +1,5 @@
-"""Uploaded bytes to a BGR image, safely and in memory.
+"""Image bytes (an upload, or a file the command line is given) to a BGR image, safely and in
+memory: one place for the formats and limits of the web API and the command line alike.
 
 The header is read first: the format is recognised by its magic bytes (not by the file's
 name or the client's content type) and the pixel count is checked against a limit before

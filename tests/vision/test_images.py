@@ -9,8 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from cribcam.web import images
-from cribcam.web.images import (EmptyImage, ImageTooLarge, NotAnImage, data_url, decode_image,
+from cribcam.vision import images
+from cribcam.vision.images import (EmptyImage, ImageTooLarge, NotAnImage, data_url, decode_image,
                                 exif_orientation, sniff)
 
 from webtools import DATA, encode
