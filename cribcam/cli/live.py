@@ -75,6 +75,9 @@ def mode(args) -> str:
 def run(args) -> int:
     import cv2
 
+    # OpenCV's own log lines ("[ WARN:0@0.5] global cap_v4l.cpp ... can't open camera by index")
+    # are for its developers: the player reads cribcam's message about the camera instead.
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
     from cribcam.live import desktop
     from cribcam.live.lock import HandLock
     from cribcam.vision.report import expected_cards

@@ -207,3 +207,9 @@ def test_cribcam_live_serves_the_live_page_and_opens_it_in_the_browser(tmp_path)
     finally:
         err = stop_with_ctrl_c(process)
     assert "--crib: chosen on the live page itself" in err and "Traceback" not in err
+
+
+def test_a_camera_that_cannot_open_is_said_in_cribcams_words_alone():
+    result = live("--camera", "37", "--headless", "--out", "-")
+    assert result.returncode == 2
+    assert result.stderr.strip() == "cribcam live: error: cannot open camera 37"  # no OpenCV [ WARN ] lines
