@@ -1,6 +1,6 @@
 """`cribcam game`: keep the score of a whole game, as the scoreboard page and API do.
 
-    cribcam game new --players Ann Bob [--to 61] [--muggins] [--skunk]   (prints the game id)
+    cribcam game new --players Ann Bob [--to 61] [--muggins] [--skunk]   (prints the game id; the board on stderr)
     cribcam game add ID deal [STARTER] [--heels]
     cribcam game add ID play B:K A:6 B:K A:go ...
     cribcam game add ID peg PLAYER POINTS
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from cribcam.cli.main import UsageError
@@ -106,8 +107,8 @@ def run_new(args) -> int:
                        else Setup(tuple(players), **options))
     store = _store(args)
     game_id = store.create(setup)
-    print(f"Game {game_id}")
-    print(format_state(store.state(game_id)))
+    print(game_id)  # alone on standard output: ID=$(cribcam game new ...) keeps it
+    print(f"Game {game_id}\n{format_state(store.state(game_id))}", file=sys.stderr)
     return 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -23,12 +24,13 @@ def run(capsys, *args) -> tuple[int, str, str]:
 
 
 def test_a_deal_from_the_command_line(capsys, db):
-    status, out, _ = run(capsys, "game", "new", "--players", "Ann", "Bob", "--muggins",
-                         "--db", db)
+    status, out, err = run(capsys, "game", "new", "--players", "Ann", "Bob", "--muggins",
+                           "--db", db)
     assert status == 0
-    game_id = out.split()[1]
-    assert "Ann v Bob (six-card, to 121, muggins)" in out
-    assert "Next: Ann deals" in out
+    game_id = out.strip()  # the id alone on standard output, as ID=$(cribcam game new ...) takes it
+    assert len(out.splitlines()) == 1 and err.startswith(f"Game {game_id}\n")
+    assert "Ann v Bob (six-card, to 121, muggins)" in err
+    assert "Next: Ann deals" in err
 
     run(capsys, "game", "add", game_id, "deal", "5S", "--db", db)
     status, out, _ = run(capsys, "game", "add", game_id, "play", "Bob:KS", "Ann:5H", "Bob:3H",
@@ -61,7 +63,7 @@ def test_a_deal_from_the_command_line(capsys, db):
 ])
 def test_bad_entries_are_one_line_errors_and_change_nothing(capsys, db, args, message):
     _, out, _ = run(capsys, "game", "new", "--players", "Ann", "Bob", "--db", db)
-    game_id = out.split()[1]
+    game_id = out.strip()
     run(capsys, "game", "add", game_id, "deal", "5S", "--db", db)
     run(capsys, "game", "add", game_id, "play", "Bob:KS", "Ann:5H", "Bob:3H", "Ann:5C",
         "Bob:2D", "Ann:5D", "Bob:AC", "Ann:JS", "--db", db)
@@ -77,7 +79,7 @@ def test_a_game_to_the_end_and_the_next_game_in_a_real_process(tmp_path, db):
         return subprocess.run([sys.executable, "-m", "cribcam", "game", *args, "--db", db],
                               capture_output=True, text=True, timeout=120)
 
-    game_id = cribcam("new", "--players", "3", "--to", "61").stdout.split()[1]
+    game_id = cribcam("new", "--players", "3", "--to", "61").stdout.strip()
     cribcam("add", game_id, "deal", "--heels")  # A deals a jack
     for points in ("15", "15", "15", "15", "1"):
         result = cribcam("add", game_id, "peg", "B", points)
@@ -101,7 +103,7 @@ def test_the_games_kept_are_listed(capsys, db):
     ids = []
     for players in (["Ann", "Bob"], ["Cy", "Di", "Ed"], ["Fay", "Gus"]):
         _, out, _ = run(capsys, "game", "new", "--players", *players, "--to", "61", "--db", db)
-        ids.append(out.split()[1])
+        ids.append(out.strip())
     run(capsys, "game", "add", ids[0], "deal", "--db", db)  # Ann v Bob changed last
     run(capsys, "game", "add", ids[0], "peg", "b", "2", "--db", db)  # b: Bob
     status, out, _ = run(capsys, "game", "list", "--per-page", "2", "--db", db)
@@ -134,7 +136,7 @@ def test_the_order_of_play_is_kept_in_a_game_and_by_cribcam_peg(capsys, db):
     status, out, _ = run(capsys, "peg", "A:K", "B:K", "A:5", "B:go", "A:5")
     assert status == 0 and "Pegged: A 3, B 2" in out  # after B's go A plays on: 30 for 2 + 1
     _, out, _ = run(capsys, "game", "new", "--players", "Ann", "Bob", "--db", db)
-    game_id = out.split()[1]
+    game_id = out.strip()
     run(capsys, "game", "add", game_id, "deal", "5S", "--db", db)
     status, _, err = run(capsys, "game", "add", game_id, "play", "Bob:KS", "Ann:5H", "Ann:5C",
                          "--db", db)
@@ -146,7 +148,7 @@ def test_the_order_of_play_is_kept_in_a_game_and_by_cribcam_peg(capsys, db):
 
 def test_the_winner_stops_in_the_game_hole(capsys, db):
     _, out, _ = run(capsys, "game", "new", "--players", "Ann", "Bob", "--to", "61", "--db", db)
-    game_id = out.split()[1]
+    game_id = out.strip()
     run(capsys, "game", "add", game_id, "deal", "--db", db)
     for points in ("15", "15", "15", "14"):
         run(capsys, "game", "add", game_id, "peg", "Ann", points, "--db", db)
@@ -156,3 +158,16 @@ def test_the_winner_stops_in_the_game_hole(capsys, db):
     assert "  Ann   61  (back peg 59)" in out
     _, out, _ = run(capsys, "game", "show", game_id, "--db", db)
     assert "not scored, the game was over: Ann 13" in out
+
+
+def test_the_readmes_example_keeps_the_id_in_a_shell_variable(tmp_path):
+    script = ("set -e\n"
+              "ID=$(cribcam game new --players Ann Bob --muggins)\n"
+              "cribcam game add $ID deal 5S\n"
+              "cribcam game show $ID --json > state.json\n")
+    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "CRIBCAM_DB": f"sqlite:///{tmp_path / 'g.sqlite3'}",
+           "HOME": str(tmp_path)}
+    result = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert result.returncode == 0, result.stderr
+    state = json.loads((tmp_path / "state.json").read_text())
+    assert state["setup"]["players"] == ["Ann", "Bob"] and len(state["log"]) == 1

@@ -23,7 +23,7 @@ from cribcam.vision.report import reading_report
 from cribcam.web import create_app, reader_slot
 from cribcam.web.reader_slot import ModelUnavailable, ReaderSlot
 
-from test_images import png_bomb, with_exif_orientation
+from image_tools import png_bomb, with_exif_orientation
 from webtools import DATA, StubReader, encode
 
 HAND = {"hand": ["5H", "5C", "5S", "JD"], "starter": "5D"}

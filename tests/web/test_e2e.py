@@ -21,7 +21,7 @@ import pytest
 from cribcam.scoring import score_hand
 from cribcam.web import create_app
 
-from test_images import with_exif_orientation
+from image_tools import with_exif_orientation
 from webtools import ARTIFACTS, DATA, LABELS, StubReader, encode
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (the test extra)")

@@ -16,7 +16,7 @@ from cribcam.scoring import CARD_CODES, CardError, score_hand
 from cribcam.scoring.report import count_report
 from cribcam.web import create_app
 
-from test_images import png_bomb
+from image_tools import png_bomb
 from webtools import DATA, StubReader, encode
 
 # CRIBCAM_FUZZ_EXAMPLES=5000 python3 -m pytest tests/web/test_fuzz.py for a longer run.

@@ -249,3 +249,13 @@ def test_the_board_is_legible_on_a_phone(open_game):
     expect(page.locator("#games tbody tr")).to_have_count(1)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     tab.shot("game-04-phone-list")
+
+
+def test_the_players_box_starts_empty_with_a_hint_and_empty_starts_a_game_of_a_and_b(open_game):
+    tab, _ = open_game()
+    page = tab.page
+    players = page.locator("#players")
+    assert players.input_value() == "" and players.get_attribute("placeholder") == "Ann Bob"
+    page.click("#new-form button[type=submit]")
+    expect(page).to_have_url(re.compile(r"/game/[0-9a-f]{10}$"))
+    expect(page.locator("#next")).to_have_text("A deals: type the starter (or tick a jack).")

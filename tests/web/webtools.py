@@ -9,15 +9,12 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-import cv2
-import numpy as np
-
 from cribcam.vision.reading import Reading, SeenCard
 from cribcam.web.server import make_server, server_url
 
+from image_tools import DATA, encode  # noqa: F401 (the web tests take them from here too)
 from processes import stop_with_ctrl_c
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "photos"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 PHOTOS = sorted(DATA.glob("*.jpg"))
 LABELS = json.loads((DATA / "labels.json").read_text())
@@ -73,12 +70,6 @@ class LiveServer:
 
         self.server.trigger.pull_trigger(close_all)
         self.thread.join(timeout=5)
-
-
-def encode(image: np.ndarray, ext: str = ".jpg", params=()) -> bytes:
-    ok, data = cv2.imencode(ext, image, list(params))
-    assert ok
-    return data.tobytes()
 
 
 def serve(*args: str) -> subprocess.Popen:

@@ -344,7 +344,7 @@ function newGamePayload(form) {
   const names = form.players.value.trim().split(/[\s,]+/).filter(Boolean);
   const count = names.length === 1 && /^\d+$/.test(names[0]) ? Number(names[0]) : null;
   return {
-    players: count ?? names,
+    players: count ?? (names.length ? names : 2), // an empty box: two players, A and B
     variant: form.variant.value,
     target: Number(form.target.value),
     muggins: form.muggins.checked,

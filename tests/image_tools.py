@@ -1,0 +1,54 @@
+"""Image bytes for the tests of image loading, the API and the pages: encoded test images,
+an EXIF orientation, a "PNG bomb"."""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+DATA = Path(__file__).resolve().parent / "data" / "photos"
+
+
+def encode(image: np.ndarray, ext: str = ".jpg", params=()) -> bytes:
+    ok, data = cv2.imencode(ext, image, list(params))
+    assert ok
+    return data.tobytes()
+
+
+def test_image(width=120, height=80) -> np.ndarray:
+    """An asymmetric image: a red block top left, a blue block bottom right."""
+    image = np.full((height, width, 3), 200, np.uint8)
+    image[: height // 4, : width // 4] = (0, 0, 255)
+    image[-height // 4:, -width // 4:] = (255, 0, 0)
+    return image
+
+
+test_image.__test__ = False  # a helper, not a test
+
+
+def with_exif_orientation(jpeg: bytes, orientation: int, byte_order: str = "<") -> bytes:
+    """``jpeg`` with an EXIF APP1 segment holding only the orientation tag."""
+    tiff = (b"II*\x00" if byte_order == "<" else b"MM\x00*") + struct.pack(byte_order + "I", 8)
+    tiff += struct.pack(byte_order + "H", 1)
+    tiff += struct.pack(byte_order + "HHIHH", 0x0112, 3, 1, orientation, 0)
+    tiff += struct.pack(byte_order + "I", 0)
+    app1 = b"Exif\x00\x00" + tiff
+    return jpeg[:2] + b"\xff\xe1" + struct.pack(">H", len(app1) + 2) + app1 + jpeg[2:]
+
+
+def png_bomb(side: int) -> bytes:
+    """A real PNG of side x side black 1-bit pixels: a small file of a huge image."""
+    def chunk(kind: bytes, payload: bytes) -> bytes:
+        return (struct.pack(">I", len(payload)) + kind + payload
+                + struct.pack(">I", zlib.crc32(kind + payload) & 0xFFFFFFFF))
+
+    row = b"\x00" * (1 + (side + 7) // 8)  # filter byte + packed bits
+    compressor = zlib.compressobj(9)
+    idat = b"".join(compressor.compress(row) for _ in range(side)) + compressor.flush()
+    header = struct.pack(">IIBBBBB", side, side, 1, 0, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", idat)
+            + chunk(b"IEND", b""))
