@@ -259,3 +259,27 @@ def test_the_players_box_starts_empty_with_a_hint_and_empty_starts_a_game_of_a_a
     page.click("#new-form button[type=submit]")
     expect(page).to_have_url(re.compile(r"/game/[0-9a-f]{10}$"))
     expect(page.locator("#next")).to_have_text("A deals: type the starter (or tick a jack).")
+
+
+@pytest.mark.parametrize("pegged", [True, False])
+def test_a_play_pegged_as_it_happened_or_not_entered_leads_on_to_the_shows_and_the_next_deal(open_game, pegged):
+    tab, _ = open_game()
+    page = tab.page
+    page.fill("#players", "Ann Bob")
+    page.click("#new-form button[type=submit]")
+    page.fill("#starter", "5S")
+    page.click("#deal-form button[type=submit]")
+    expect(page.locator("#next")).to_contain_text("The play: Bob leads")
+    if pegged:
+        page.select_option("#peg-player", "Bob")
+        page.fill("#peg-points", "2")
+        page.click("#peg-button")
+        expect(page.locator("#sides .score").nth(1)).to_have_text("2")
+    expect(page.locator("#show-form")).to_be_visible()
+    expect(page.locator("#show-label")).to_have_text("Then Bob's hand (the play done)")
+    for label in ("Bob's hand", "Ann's hand", "Ann's crib"):
+        show(page, claim="0")
+        if label != "Ann's crib":
+            expect(page.locator("#show-label")).to_have_text({"Bob's hand": "Ann's hand", "Ann's hand": "Ann's crib"}[label])
+    expect(page.locator("#next")).to_have_text("Bob deals: type the starter (or tick a jack).")
+    expect(page.locator("#play-form")).to_be_hidden()

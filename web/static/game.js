@@ -166,9 +166,11 @@ function render(state) {
   const next = state.next;
   $("next").textContent = nextText(next);
   for (const form of document.querySelectorAll("[data-step]")) {
-    form.hidden = form.dataset.step !== next.step;
+    form.hidden = !form.dataset.step.split(" ").includes(next.step);
   }
-  $("show-label").textContent = next.step === "show" ? `${next.player}'s ${next.crib ? "crib" : "hand"}` : "Hand";
+  $("show-label").textContent = next.step === "play"
+    ? `Then ${next.player}'s hand (the play done)`
+    : `${next.player}'s ${next.crib ? "crib" : "hand"}`;
   if (next.step === "play") playHints(state);
   fillPlayers($("peg-player"), state.setup.players);
   fillPlayers($("offender"), state.setup.players);
