@@ -552,3 +552,19 @@ def test_a_deck_chosen_then_removed_goes_back_to_the_bundled_model(open_page, tm
         tab.page.wait_for_timeout(100)
     assert tab.page.evaluate("document.cookie") == "cribcam-deck="
     tab.close()
+
+
+def test_counting_for_yourself_first_the_starter_buttons_keep_their_totals_until_the_claim(open_page):
+    reader = StubReader(cards=["AS", "QH", "KC", "AC", "QC"],
+                        problems=["could not tell which card is the starter: set it a little "
+                                  "apart, or name it"])
+    page = open_page(create_app({"TESTING": True}, reader=reader)).page
+    page.check("#practice")
+    page.set_input_files("#camera-input", str(DATA / "webcam-5-cards.jpg"))
+    buttons = page.locator("#starter-choice-buttons button")
+    expect(buttons).to_have_count(5)
+    expect(buttons.first).not_to_contain_text("point")
+    assert "point" not in page.locator("#starter-choices").inner_text()
+    assert all(":" not in (b.get_attribute("aria-label") or "") for b in buttons.all())
+    page.uncheck("#practice")  # counting aloud with the app: the totals help choose
+    expect(buttons.first).to_contain_text("point")

@@ -192,8 +192,20 @@ export function showWaiting(codes) {
 let onCount = () => {};
 
 // Shows a count, or why there is none: an error from the server, or a guide (what to do next).
+// The starter buttons, each with the total its card would make, but while the player counts
+// for himself first: the totals would give his answer away.
+function labelStarterChoices() {
+  const secret = state.practice && state.claim === null;
+  for (const b of $("starter-choice-buttons").querySelectorAll("button")) {
+    const total = Number(b.dataset.total);
+    b.replaceChildren(miniCards([b.dataset.starter]), secret ? "" : ` ${total} point${total === 1 ? "" : "s"}`);
+    b.setAttribute("aria-label", `${cardName(b.dataset.starter)} as the starter${secret ? "" : `: ${total}`}`);
+  }
+}
+
 function showCount(data, error, guide) {
   body.classList.remove("counting");
+  labelStarterChoices();
   lastCount = data;
   showUnsure();
   $("count-error").hidden = !error;
@@ -347,8 +359,7 @@ export function adoptReading(data, claimsTypedAtSend = claimEdits) {
       b.type = "button";
       b.className = "button";
       b.dataset.starter = t.starter;
-      b.append(miniCards([t.starter]), ` ${t.total} point${t.total === 1 ? "" : "s"}`);
-      b.setAttribute("aria-label", `${cardName(t.starter)} as the starter: ${t.total}`);
+      b.dataset.total = t.total;
       b.addEventListener("click", () => {
         state.hand = codes.filter((c) => c !== t.starter);
         state.starter = t.starter;
@@ -357,6 +368,7 @@ export function adoptReading(data, claimsTypedAtSend = claimEdits) {
       });
       return b;
     }));
+    labelStarterChoices();
     $("starter-choices").hidden = false;
   }
   $("typed-cards").value = "";
