@@ -568,3 +568,28 @@ def test_counting_for_yourself_first_the_starter_buttons_keep_their_totals_until
     assert all(":" not in (b.get_attribute("aria-label") or "") for b in buttons.all())
     page.uncheck("#practice")  # counting aloud with the app: the totals help choose
     expect(buttons.first).to_contain_text("point")
+
+
+def test_messages_go_with_their_cause_the_starter_chosen_a_card_fixed_a_claim_refused(open_page):
+    reader = StubReader(cards=["AS", "QH", "KC", "AC", "JS"], unsure=["JS"],
+                        problems=["could not tell which card is the starter: set it a little apart, or name it",
+                                  "check the JS: the reader is not sure of it; tap it to fix it"])
+    page = open_page(create_app({"TESTING": True}, reader=reader)).page
+    page.set_input_files("#camera-input", str(DATA / "webcam-5-cards.jpg"))
+    expect(page.locator("#photo-status")).to_have_text("5 cards read, 1 to check. Tap a card below to fix it.")
+    expect(page.locator("#problems")).to_contain_text("Could not tell which card is the starter")
+    expect(page.locator("#problems")).not_to_contain_text("Check the JS")  # the note on unsure cards says it
+    expect(page.locator("#unsure-note")).to_contain_text("not sure of the jack of spades")
+
+    page.click('#starter-choice-buttons button[data-starter="AC"]')
+    expect(page.locator("#problems")).to_be_hidden()
+    change_card(page, "JS", "JH")  # the unsure card fixed
+    expect(page.locator("#photo-status")).to_have_text("5 cards read. Tap a card below to fix it.")
+    expect(page.locator("#unsure-note")).to_be_hidden()
+
+    claim(page, 3)
+    expect(page.locator("#verdict")).to_be_visible()
+    page.fill("#claim", "-3")
+    page.click("#claim-form button[type=submit]")
+    expect(page.locator("#count-error")).to_contain_text("Enter the points claimed as a whole number")
+    expect(page.locator("#verdict")).to_be_hidden()  # the verdict on 3 went with the claim

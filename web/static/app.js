@@ -3,7 +3,7 @@
 // photo, shows it with the cards read drawn on it, and hands the cards to the shared
 // counting controls (counting.js).
 import {
-  $, adoptReading, capitalise, cardText, claimsTyped, hideStarterChoices, send, startCounting, state, unsureCodes,
+  $, adoptReading, capitalise, cardText, claimsTyped, forgetReading, hideStarterChoices, send, startCounting, state,
 } from "./counting.js";
 
 const body = document.body;
@@ -53,7 +53,7 @@ async function readPhoto(file) {
   if (!file) return;
   const seq = ++readSeq;
   hideStarterChoices();
-  $("problems").hidden = true;
+  forgetReading();
   setPhotoStatus("Reading the cards…");
   body.classList.add("reading");
   if (localPhotoUrl) URL.revokeObjectURL(localPhotoUrl);
@@ -85,16 +85,25 @@ async function readPhoto(file) {
 function showReading(data, claimsTypedAtSend) {
   $("photo").src = data.annotated || localPhotoUrl;
   $("photo-figure").hidden = false;
-  const n = data.cards.length;
-  const unsure = unsureCodes(data.cards).length;
-  const check = unsure ? `, ${unsure} to check` : "";
-  setPhotoStatus(n ? `${n} card${n === 1 ? "" : "s"} read${check}. Tap a card below to fix it.` : "No cards read.");
-  adoptReading(data, claimsTypedAtSend);
+  setPhotoStatus("");
+  adoptReading(data, claimsTypedAtSend); // the cards on screen, from which the status is said
+  showPhotoStatus();
 }
 
 // The count of the photo shown, above the photo: on a phone the counting panels lie below
 // it, and the player should not have to scroll past the photo to see the total.
+// "5 cards read, 1 to check" of the cards on screen: fixing, OK-ing or removing a card
+// changes it.
+function showPhotoStatus() {
+  if ($("photo-figure").hidden || $("photo-status").classList.contains("error")) return;
+  const n = state.hand.length + (state.starter ? 1 : 0);
+  const unsure = [...state.hand, state.starter].filter((c) => c && state.unsure.has(c)).length;
+  const check = unsure ? `, ${unsure} to check` : "";
+  setPhotoStatus(n ? `${n} card${n === 1 ? "" : "s"} read${check}. Tap a card below to fix it.` : "No cards read.");
+}
+
 function showPhotoCount(count) {
+  showPhotoStatus();
   const line = $("photo-count");
   line.hidden = !count || $("photo-figure").hidden;
   if (line.hidden) return;

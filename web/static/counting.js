@@ -14,6 +14,10 @@ const KIND_NAMES = { fifteen: "Fifteen", pair: "Pair", run: "Run", flush: "Flush
 const VERDICT_TITLES = { correct: "Correct", muggins: "Muggins!", overclaim: "Over-claimed" };
 
 export const $ = (id) => document.getElementById(id);
+
+// How two of the reader's problems begin (cribcam/vision/reading.py, vision/report.py).
+const STARTER_UNKNOWN = "could not tell which card is the starter";
+const CHECK_CARDS = "check the ";
 const body = document.body;
 
 export const state = {
@@ -206,6 +210,7 @@ function labelStarterChoices() {
 function showCount(data, error, guide) {
   body.classList.remove("counting");
   labelStarterChoices();
+  showProblems();
   lastCount = data;
   showUnsure();
   $("count-error").hidden = !error;
@@ -331,6 +336,27 @@ export function speak(text) {
 
 // ---- cards read from a photo or a camera ---------------------------------------------------
 
+let readingProblems = []; // the problems of the reading on screen
+
+// The reading's problems that still hold for the cards on screen: not "could not tell which
+// card is the starter" once one is chosen, nor "check the JS" (the note on the unsure cards
+// says that, of the cards still there and still in doubt).
+function showProblems() {
+  const holding = readingProblems.filter((text) =>
+    !(state.starter && text.startsWith(STARTER_UNKNOWN)) && !text.startsWith(CHECK_CARDS));
+  $("problems").replaceChildren(...holding.map((text) => {
+    const li = document.createElement("li");
+    li.textContent = capitalise(text);
+    return li;
+  }));
+  $("problems").hidden = !holding.length;
+}
+
+export function forgetReading() {
+  readingProblems = [];
+  showProblems();
+}
+
 export function hideStarterChoices() {
   $("starter-choices").hidden = true;
   $("starter-choice-buttons").replaceChildren();
@@ -341,13 +367,7 @@ export function hideStarterChoices() {
 // offered. The claim goes with the hand before, unless it was typed after `claimsTypedAtSend`
 // (claimsTyped() when the photo was sent). Resolves as refresh() does.
 export function adoptReading(data, claimsTypedAtSend = claimEdits) {
-  const problems = $("problems");
-  problems.replaceChildren(...data.problems.map((text) => {
-    const li = document.createElement("li");
-    li.textContent = capitalise(text);
-    return li;
-  }));
-  problems.hidden = !data.problems.length;
+  readingProblems = data.problems;
   hideStarterChoices();
   const codes = data.cards.map((c) => c.card);
   state.unsure = new Set(unsureCodes(data.cards));
@@ -467,8 +487,9 @@ export function startCounting({ onClear, noModelNote, onNoModel = () => {}, onCo
   $("claim-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const { claim, error } = readClaim();
-    if (error) {
-      showCount(lastCount, error);
+    if (error) { // the verdict on the claim before goes with it
+      state.claim = null;
+      showCount(lastCount && { ...lastCount, verdict: null }, error);
       return;
     }
     state.claim = claim;
@@ -512,7 +533,7 @@ export function startCounting({ onClear, noModelNote, onNoModel = () => {}, onCo
     state.starter = null;
     state.unsure.clear();
     clearClaim();
-    $("problems").hidden = true;
+    forgetReading();
     hideStarterChoices();
     onClear();
     return refresh();
@@ -547,7 +568,7 @@ export function startCounting({ onClear, noModelNote, onNoModel = () => {}, onCo
       return;
     }
     error.hidden = true;
-    $("problems").hidden = true;
+    forgetReading();
     hideStarterChoices();
     onClear();
     state.hand = data.hand;
