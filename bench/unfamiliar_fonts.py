@@ -3,7 +3,7 @@
 A player's deck may print its indices in any typeface, and the held-out designs read far worse
 than the training designs. This draws plain decks (``datagen.font_decks``) in the fonts under
 ``--fonts``, a folder of font files that training never saw (for run 9: 15 Debian font
-packages unpacked with ``dpkg -x`` and never installed; models/README.md, "Run 9"), cuts
+packages unpacked with ``dpkg -x`` and never installed; models/HISTORY.md, "Run 9"), cuts
 ``--crops`` index crops from them exactly as training cuts its art crops (any angle, the scenes'
 looks, table backgrounds) and through the training augmentation, from ``--seed``, so every model
 reads the same crops. Prints the share read right (card, rank, suit) and the share read right

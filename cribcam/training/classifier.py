@@ -43,12 +43,12 @@ NO_INDEX = len(RANKS)  # the rank head's extra class
 # Motion blur of a hand-held camera or a moving hand: a share of the crops smeared along a line
 # of up to this many crop pixels, about a third of an index's height in its crop. Before run 7
 # the crops had only round blur, and motion-blurred indices read far worse than sharp ones
-# (models/README.md, "Motion blur"). Run 7 smeared a fifth of the crops and still read photos
+# (models/HISTORY.md, "Motion blur"). Run 7 smeared a fifth of the crops and still read photos
 # smeared 13 px at 0.44 recall; run 8 smears three tenths.
 MOTION_SHARE = 0.3
 MOTION_LONGEST = 11
 # A share of the crops are shrunk to as little as this share of the crop and enlarged again: an
-# index a few pixels high, as the finder's closer look now finds them (models/README.md, "Run 8"),
+# index a few pixels high, as the finder's closer look now finds them (models/HISTORY.md, "Run 8"),
 # is read from a crop cut from about 10 pixels. Before run 9 the least was 0.3 (14 pixels).
 SMALLEST_SHARE = 0.2
 

@@ -33,14 +33,14 @@ KEEP_NONE = 0.05
 # A crop whose best card is under this is read again tilted both ways and turned a quarter, and
 # the four readings averaged: a card lying at 25 to 45 degrees puts its index in the crop at a
 # slant training saw less of. Chosen on the choosing sets with the count given (mean exact hand
-# 0.796 -> 0.803; models/README.md, "Tilted looks, a farther look, and run 10"), never on the
+# 0.796 -> 0.803; models/HISTORY.md, "Tilted looks, a farther look, and run 10"), never on the
 # validation photos. The bundled model's reading only: a taught deck's heads, fitted on crops as
 # they are and turned half round, gained nothing from tilted crops on their held-out scenes.
 TILTED_BELOW = 0.4
 TILTS = (30, -30, 90)  # degrees anticlockwise
 # ... unless the model is this sure the crop holds no index: the pips and court art the finder
 # boxes too. Skipping them re-reads a quarter fewer boxes and left every choosing-set figure as
-# it was (models/README.md, "Run 11").
+# it was (models/HISTORY.md, "Run 11").
 TILTED_UNLESS_NONE = 0.8
 
 

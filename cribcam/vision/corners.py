@@ -50,7 +50,7 @@ SAME_INDEX_SPAN = 1.0
 CONTAINED = 0.8  # of the smaller box's area inside the other: one box holds the other
 CLASS_FLOOR = 0.05  # a card with a lower score in a box gets no vote from it
 # A card read with a lower probability is marked unsure (chosen on the real training photos;
-# see models/README.md, "Reading with a pretrained rank reader and a count-keeping decision").
+# see models/HISTORY.md, "Reading with a pretrained rank reader and a count-keeping decision").
 UNSURE_CONF = 0.75
 FACE_INSET = 0.1  # of a card's corner-to-corner span, each side: what lies within is its face
 
@@ -131,7 +131,7 @@ def _drop_unsure_on_faces(cards: list[_Card], found: Detections) -> None:
     corners or more: the pips or court art between a card's corners, not another card's index.
     With a count, ``_keep_at_most`` settles such cards; without one they came back as a phantom
     second card on photos of a single card (4 of the 19 false cards on the real training photos,
-    no right card lost there or on synth-choose; models/README.md, "Run 9")."""
+    no right card lost there or on synth-choose; models/HISTORY.md, "Run 9")."""
     faces = np.array([_face(found, card.boxes) for card in cards if len(card.boxes) >= 2]).reshape(-1, 4)
     for card in [c for c in cards if len(c.boxes) == 1 and _seen(c, found).unsure]:
         if holds(faces, found.centers[card.boxes[0]]).any():

@@ -2,7 +2,7 @@
 
 The finder's one pass is most of a photo's read (``bench/profile_reader.py``): on a 2-core
 Intel Xeon onnxruntime takes 35 ms for a 640x640 frame, OpenVINO 16 ms in the bfloat16 it picks
-on CPUs that compute in it, 30 ms in float32 (models/README.md, "Speed"). onnxruntime stays the
+on CPUs that compute in it, 30 ms in float32 (models/HISTORY.md, "Speed"). onnxruntime stays the
 runtime every platform has: where OpenVINO is not installed, cannot load the model or is
 turned off (``CRIBCAM_RUNTIME=onnxruntime``), the finder runs as before.
 """

@@ -71,9 +71,9 @@ class IndexFinder:
                 boxed only so. A finder of free input shape reads the larger image in one pass
                 (about four times one look), every pixel once; one of fixed shape reads it in
                 overlapping tiles (seven to fifteen looks), reading the same cards or better
-                (models/README.md, "Speed"). The reader asks for it when cards are missing
+                (models/HISTORY.md, "Speed"). The reader asks for it when cards are missing
                 (``CardReader``). Always reading a large photo larger made phantom cards of
-                pips and print (models/README.md, "Run 8").
+                pips and print (models/HISTORY.md, "Run 8").
         """
         whole = self._find(image, 0, 0)
         if not closer:
@@ -98,7 +98,7 @@ class IndexFinder:
         """Index boxes in a BGR uint8 image read from farther away: the image in the middle of a
         grey canvas ``FARTHER`` times its sides, so each index is that many times smaller at the
         input. A close-up of a card (a photo of one card filling it) puts its index larger than
-        any the finder learnt from, and it boxes nothing there (models/README.md, "Tilted looks,
+        any the finder learnt from, and it boxes nothing there (models/HISTORY.md, "Tilted looks,
         a farther look, and run 10")."""
         height, width = image.shape[:2]
         pad_x, pad_y = round(width * (FARTHER - 1) / 2), round(height * (FARTHER - 1) / 2)

@@ -57,6 +57,6 @@ def onnx_session(path: Path, threads: int = 0):
     options.log_severity_level = 3
     # Idle threads sleep instead of spinning: a read runs three sessions in turn (and a server
     # one reader a request), and each one's spinning threads took the cores from the next
-    # (models/README.md, "Speed").
+    # (models/HISTORY.md, "Speed").
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])

@@ -200,7 +200,7 @@ def index_lines(image: np.ndarray, box) -> list[np.ndarray]:
         (cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_90_COUNTERCLOCKWISE) if wide else \
         (None, cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180, cv2.ROTATE_90_COUNTERCLOCKWISE)
     # The whole index was read as a line too, until the choosing sets read as well or better
-    # without it (models/README.md, "The rank reader's lines halved"): half the recognizer's work.
+    # without it (models/HISTORY.md, "The rank reader's lines halved"): half the recognizer's work.
     lines = []
     for turn in turns:
         upright = patch if turn is None else cv2.rotate(patch, turn)

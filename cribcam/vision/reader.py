@@ -31,7 +31,7 @@ UNREADABLE_FINDER = 0.40  # a box this sure to be an index that no card claims i
 UNREADABLE_NONE = 0.50  # ... unless the classifier is this sure that it is no index
 # A photo read without its count gets a closer look when the indices read are smaller than
 # this on their short side, in the finder's input pixels: about where the finder's finest grid
-# starts to miss them (models/README.md, "Run 8").
+# starts to miss them (models/HISTORY.md, "Run 8").
 CLOSER_BELOW = 14
 SAME_BOX = 0.5  # IoU at which a box of the closer look is one the first look found
 
@@ -114,7 +114,7 @@ class CardReader:
     def _closer_look(self, image: np.ndarray, plain: Detections) -> tuple[Detections, np.ndarray, np.ndarray]:
         """``detect`` with the finder's closer look. A box only the closer look found counts
         only when read as a card: let its unread boxes fill missing cards as guesses, and they
-        were wrong more often than right (models/README.md, "Run 8")."""
+        were wrong more often than right (models/HISTORY.md, "Run 8")."""
         found, index_score, no_index = self.detect(image, closer=True)
         if not len(found):
             return found, index_score, no_index

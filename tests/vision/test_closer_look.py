@@ -77,7 +77,7 @@ def test_a_hand_read_whole_is_not_read_again(reader):
 
 def test_a_large_photo_read_whole_is_not_read_in_tiles(reader):
     # Its tiles would read the pips and print of close-up cards as more indices: phone photos
-    # read in tiles every time had lost 0.11 of their precision (models/README.md, "Run 8").
+    # read in tiles every time had lost 0.11 of their precision (models/HISTORY.md, "Run 8").
     scene = cv2.imread(str(SAMPLES / "heldout-gnome-neoclassical-0000002.jpg"))
     photo = cv2.resize(scene, None, fx=3, fy=3, interpolation=cv2.INTER_CUBIC)
     assert _looks(reader, photo, expected=5) == ["whole"]

@@ -35,7 +35,7 @@ def test_the_fast_path_and_the_fallback_read_the_bundled_photos_alike(shipped_mo
 
     Where the CPU computes in bfloat16 OpenVINO does, and a score on the edge of a threshold
     may fall the other way: on one held-out scene a 6H the fallback reads as TH (the held-out
-    designs and the real validation photos read within 0.004 of each other, models/README.md,
+    designs and the real validation photos read within 0.004 of each other, models/HISTORY.md,
     "Speed"). Identical readings are what float32 gives; bfloat16 is held to this."""
     pytest.importorskip("openvino", reason="the fast path needs the fast extra: pip install -e '.[fast]'")
     fast = CardReader(shipped_models)

@@ -23,7 +23,7 @@ SAMPLES = ROOT / "datasets" / "samples"
 PHOTOS = ROOT / "tests" / "data" / "photos"
 SAMPLE_LABELS = json.loads((SAMPLES / "labels.json").read_text())
 PHOTO_LABELS = json.loads((PHOTOS / "labels.json").read_text())
-# Measured with the shipped models (models/README.md, "Run 9"), 11 photos, 51 cards: recall
+# Measured with the shipped models (models/HISTORY.md, "Run 9"), 11 photos, 51 cards: recall
 # 46/51 = 0.902, precision 46/50 = 0.920, exact 8/11 = 0.727 (run 4's finder, run 9's
 # classifier, the fine-tuned rank reader, the closer look; the same with the tilted looks and the
 # farther look, "Tilted looks, a farther look, and run 10"). Run 8's classifier read 45/51, 45/50,
