@@ -39,7 +39,7 @@ class LockedHand:
 @dataclass
 class FollowSummary:
     """What following a source came to, for a word at its end: frames read, hands locked, and
-    the cards whose unsure readings last kept a hand from locking."""
+    the cards whose unsure readings last held a hand back (for a while, or for good)."""
 
     frames: int = 0
     hands: int = 0
@@ -52,6 +52,9 @@ class FollowSummary:
         if self.hands == 0 and self.held_back:
             said += (f": {', '.join(self.held_back)} read unsure in most frames kept the hand from locking "
                      f"(more light, a sharper view or the card's whole corner in sight)")
+        elif self.held_back:
+            said += (f"; {', '.join(self.held_back)}, read unsure, held a hand back until it was read "
+                     f"alike for long enough: check {'it' if len(self.held_back) == 1 else 'them'}")
         return said
 
 

@@ -2,8 +2,11 @@
 
 The desktop mode and the live web page both follow frames through a ``Follower``, so a hand
 locks, unlocks and counts as new by the same rules wherever it is watched. A hand does not
-lock on a guess: while one of its cards is unsure in most of the frames that saw the hand,
-the lock waits and says which card to check.
+lock on a passing guess: while one of its cards is unsure in most of the frames that saw the
+hand, the lock waits and says which card to check. But a card read unsure as the same card
+frame after frame is no reason to wait for ever: once the hand has been read the same way in
+``STEADY_WINDOWS`` lock windows of frames running, it locks, its unsure cards marked in the
+locked reading for the player to confirm.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from dataclasses import dataclass
 
 from cribcam.live.lock import HandLock
 from cribcam.vision.reading import Reading
+
+STEADY_WINDOWS = 2  # lock windows of frames running, all read alike, that lock a hand unsure cards held
 
 
 @dataclass(frozen=True)
@@ -28,7 +33,8 @@ class Step:
             locks again after a passing arm or a cleared table is the same hand: it keeps
             its number, and the count the player may have fixed stays.
         unsure: the cards that keep a hand from locking: each unsure in most of the recent
-            frames that saw the hand.
+            frames that saw the hand (until the hand has been read alike long enough to lock
+            with them unsure).
     """
 
     reading: Reading
@@ -51,12 +57,17 @@ class Follower:
         self.hand = 0
         self._last_locked: frozenset[str] | None = None
         self._view: Reading | None = None
+        self._alike: tuple[frozenset[str], int] = (frozenset(), 0)  # the last frames' cards, and how many ran
 
     def update(self, reading: Reading) -> Step:
         """Adds one frame's reading and says what is locked now."""
         self.recent.append(reading)
+        codes = frozenset(reading.codes)
+        self._alike = (codes, self._alike[1] + 1 if codes == self._alike[0] else 1)
         cards = self.lock.update(reading.codes).cards
         unsure = self._mostly_unsure(cards) if cards is not None and cards != self._last_locked else ()
+        if unsure and self._steady(cards):
+            unsure = ()  # read alike all along: it locks, and its reading says which cards to confirm
         if unsure:
             cards = None
         new_hand = cards is not None and cards != self._last_locked
@@ -71,6 +82,11 @@ class Follower:
             self._view = next((r for r in reversed(self.recent) if frozenset(r.codes) == cards),
                               self._view)
         return Step(reading, self._view, self.hand, new_hand, unsure)
+
+    def _steady(self, cards: frozenset[str]) -> bool:
+        """Whether the last ``STEADY_WINDOWS`` lock windows of frames all read ``cards``."""
+        seen, running = self._alike
+        return seen == cards and running >= STEADY_WINDOWS * self.lock.window
 
     def _mostly_unsure(self, cards: frozenset[str]) -> tuple[str, ...]:
         """The cards of ``cards`` read unsure in most of the recent frames that saw them all."""

@@ -74,12 +74,30 @@ def test_the_clip_followed_with_a_perfect_reader_locks_each_hand_in_order(clip):
     assert [hand.report["count"]["total"] for hand in hands] == [h["total"] for h in record["hands"]]
 
 
-def test_a_hand_read_unsure_never_locks_and_the_summary_says_which_cards(clip):
+def test_a_hand_read_unsure_but_alike_locks_late_and_the_summary_says_which_cards(clip):
+    from cribcam.live.follow import STEADY_WINDOWS
+
     path, record = clip
     hand = record["hands"][0]["hand"] + [record["hands"][0]["starter"]]
 
     def read(image) -> Reading:  # the same hand every frame, its first two cards unsure
         return Reading(_seen(hand, unsure=hand[:2]), None, (), image.shape[1], image.shape[0])
+
+    hands, summary = _followed(path, read)
+    assert [h.frame for h in hands] == [STEADY_WINDOWS * HandLock().window - 1]  # not at the 5th frame
+    assert sorted(c["card"] for c in hands[0].report["cards"] if c.get("unsure")) == sorted(hand[:2])
+    assert summary.held_back == tuple(sorted(hand[:2]))
+    assert f"{', '.join(sorted(hand[:2]))}, read unsure, held a hand back" in summary.sentence()
+
+
+def test_a_hand_read_unsure_and_never_alike_never_locks_and_the_summary_says_which_cards(clip):
+    path, record = clip
+    hand = record["hands"][0]["hand"] + [record["hands"][0]["starter"]]
+    frames = iter(range(10**6))
+
+    def read(image) -> Reading:  # the hand, its first two cards unsure, a card missed now and then
+        seen = hand if next(frames) % 5 else hand[1:]
+        return Reading(_seen(seen, unsure=hand[:2]), None, (), image.shape[1], image.shape[0])
 
     hands, summary = _followed(path, read)
     assert hands == [] and summary.hands == 0

@@ -121,6 +121,25 @@ def test_a_hand_does_not_lock_on_a_card_unsure_in_most_frames_and_says_which():
     assert step.locked is not None and step.locked.codes == A and step.unsure == ()
 
 
+def test_a_card_read_unsure_but_alike_frame_after_frame_locks_once_steady_and_stays_marked():
+    from cribcam.live.follow import STEADY_WINDOWS
+
+    follower = Follower(HandLock(window=8, agree=5))
+    steady = STEADY_WINDOWS * 8
+    steps = [follower.update(reading(A, unsure={"JD"})) for _ in range(steady)]
+    assert all(s.locked is None for s in steps[:-1])
+    assert all(s.unsure == ("JD",) for s in steps[4:-1])  # from the fifth frame, when it would lock
+    assert steps[-1].new_hand and steps[-1].unsure == () and steps[-1].hand == 1
+    assert [c.card for c in steps[-1].locked.cards if c.unsure] == ["JD"]  # the player confirms it
+
+
+def test_a_hand_whose_reading_flickers_does_not_lock_on_its_unsure_card():
+    follower = Follower(HandLock(window=8, agree=5))
+    other = A[:-1]  # a frame now and then that misses a card breaks the run
+    steps = [follower.update(reading(other if i % 5 == 4 else A, unsure={"JD"})) for i in range(40)]
+    assert all(s.locked is None for s in steps) and steps[-1].unsure == ("JD",)
+
+
 def test_a_card_unsure_now_and_then_does_not_hold_the_lock():
     follower = Follower(HandLock(window=8, agree=5))
     steps = [follower.update(reading(A, unsure={"JD"} if i == 2 else set())) for i in range(5)]
