@@ -9,6 +9,7 @@ frames from Python, one at a time, to tell the browser's share from the server's
 
 Run:
     python bench/bench_live.py [--model MODELS_DIR] [--seconds 20] [--server-only]
+    python bench/bench_live.py --soak 10     # one live session of 10 minutes: memory flat?
 Target (2-core machine, 640-pixel frames, issue 19): at least 8 frames per second server-side.
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import itertools
 import json
 import os
 import platform
@@ -26,6 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Iterator
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -71,12 +74,8 @@ def through_the_page(url: str, clip: Path, warmup: float, seconds: float) -> dic
             "hands": hands}
 
 
-def server_only(url: str, clip: Path, frames: int) -> dict:
-    """Frames per second posting the clip's frames (as JPEG, like the page) one at a time."""
-    import http.client
-    import uuid
-    from urllib.parse import urlsplit
-
+def clip_jpegs(clip: Path, frames: int) -> list[bytes]:
+    """The clip's first ``frames`` frames as JPEG, as the page sends them."""
     import cv2
 
     capture = cv2.VideoCapture(str(clip))
@@ -84,29 +83,64 @@ def server_only(url: str, clip: Path, frames: int) -> dict:
     while len(jpegs) < frames and (frame := capture.read())[0]:
         jpegs.append(cv2.imencode(".jpg", frame[1], [cv2.IMWRITE_JPEG_QUALITY, 80])[1].tobytes())
     capture.release()
+    return jpegs
+
+
+def post_frames(url: str, jpegs) -> Iterator[float]:
+    """Posts ``jpegs`` one at a time to the live API in one session, as the page does, and
+    yields each answer's seconds."""
+    import http.client
+    import uuid
+    from urllib.parse import urlsplit
+
     parts = urlsplit(url)
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
     boundary = uuid.uuid4().hex
-    times, session = [], None
-    for jpeg in jpegs:
-        body = io.BytesIO()
-        if session:
-            body.write(f'--{boundary}\r\nContent-Disposition: form-data; name="session"\r\n\r\n'
-                       f"{session}\r\n".encode())
-        body.write(f'--{boundary}\r\nContent-Disposition: form-data; name="image"; filename="f.jpg"\r\n'
-                   f"Content-Type: image/jpeg\r\n\r\n".encode() + jpeg + f"\r\n--{boundary}--\r\n".encode())
-        start = time.perf_counter()
-        connection.request("POST", "/api/live/frame", body.getvalue(),
-                           {"Content-Type": f"multipart/form-data; boundary={boundary}"})
-        response = connection.getresponse()
-        answer = response.read()
-        times.append(time.perf_counter() - start)
-        if response.status != 200:
-            raise SystemExit(f"the server answered {response.status}: {answer[:200]!r}")
-        session = json.loads(answer)["session"]
-    connection.close()
-    times = times[5:]  # warm-up
+    session = None
+    try:
+        for jpeg in jpegs:
+            body = io.BytesIO()
+            if session:
+                body.write(f'--{boundary}\r\nContent-Disposition: form-data; name="session"\r\n\r\n'
+                           f"{session}\r\n".encode())
+            body.write(f'--{boundary}\r\nContent-Disposition: form-data; name="image"; filename="f.jpg"\r\n'
+                       f"Content-Type: image/jpeg\r\n\r\n".encode() + jpeg + f"\r\n--{boundary}--\r\n".encode())
+            start = time.perf_counter()
+            connection.request("POST", "/api/live/frame", body.getvalue(),
+                               {"Content-Type": f"multipart/form-data; boundary={boundary}"})
+            response = connection.getresponse()
+            answer = response.read()
+            if response.status != 200:
+                raise SystemExit(f"the server answered {response.status}: {answer[:200]!r}")
+            session = json.loads(answer)["session"]
+            yield time.perf_counter() - start
+    finally:
+        connection.close()
+
+
+def server_only(url: str, clip: Path, frames: int) -> dict:
+    """Frames per second posting the clip's frames (as JPEG, like the page) one at a time."""
+    times = list(post_frames(url, clip_jpegs(clip, frames)))[5:]  # after a warm-up
     return {"fps": len(times) / sum(times), "median_ms": 1000 * statistics.median(times)}
+
+
+def soak(url: str, pid: int, clip: Path, minutes: float, every: float = 30.0) -> dict:
+    """The server's memory over ``minutes`` of one live session, the clip's frames sent over and
+    over: resident MB sampled every ``every`` seconds, and the growth over the second half."""
+    from load_test import rss_mb  # a sibling in bench/
+
+    started = time.monotonic()
+    samples, frames = [(0.0, rss_mb(pid))], 0
+    for _ in post_frames(url, itertools.cycle(clip_jpegs(clip, 240))):
+        frames += 1
+        elapsed = time.monotonic() - started
+        if elapsed - samples[-1][0] >= every:
+            samples.append((elapsed, rss_mb(pid)))
+        if elapsed >= minutes * 60:
+            break
+    samples.append((time.monotonic() - started, rss_mb(pid)))
+    half = next(mb for seconds, mb in samples if seconds >= samples[-1][0] / 2)
+    return {"frames": frames, "samples": samples, "second_half_growth_mb": samples[-1][1] - half}
 
 
 def main() -> None:
@@ -120,6 +154,8 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=5.0, help="seconds before measuring")
     parser.add_argument("--seconds", type=float, default=20.0, help="seconds measured")
     parser.add_argument("--server-only", action="store_true", help="also post frames from Python")
+    parser.add_argument("--soak", type=float, metavar="MINUTES",
+                        help="instead, one live session of this many minutes from Python, the server's memory sampled")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="bench-live-") as folder:
@@ -139,11 +175,20 @@ def main() -> None:
                        load_decks(split="heldout", progress=False))
         process, url = start_server(model)
         try:
-            page = through_the_page(url, clip, args.warmup, args.seconds)
-            alone = server_only(url, clip, 60) if args.server_only else None
+            if args.soak:
+                soaked = soak(url, process.pid, clip, args.soak)
+            else:
+                page = through_the_page(url, clip, args.warmup, args.seconds)
+                alone = server_only(url, clip, 60) if args.server_only else None
         finally:
             process.send_signal(signal.SIGINT)
             process.wait(timeout=30)
+    if args.soak:
+        samples = ", ".join(f"{seconds / 60:.1f} min: {mb:.0f} MB" for seconds, mb in soaked["samples"])
+        print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; models: {model}")
+        print(f"live soak: {soaked['frames']} frames in one session over {args.soak:g} min; server memory {samples}")
+        print(f"growth over the second half: {soaked['second_half_growth_mb']:+.1f} MB")
+        return
 
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor())
