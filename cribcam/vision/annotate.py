@@ -54,7 +54,7 @@ def draw_reading(image: np.ndarray, reading: Reading, max_side: int | None = Non
             + (" check" if seen.unsure else "")
         labels.append((label, boxes, colour))
     for box in reading.unreadable_boxes:
-        labels.append(("?", [_scaled(box, factor)], _UNREADABLE))
+        labels.append(("not read", [_scaled(box, factor)], _UNREADABLE))
     every_box = [box for _, boxes, _ in labels for box in boxes]
     for _, boxes, colour in labels:
         for x1, y1, x2, y2 in boxes:

@@ -66,4 +66,5 @@ class Reading:
 
     def as_dict(self) -> dict:
         return {"cards": [seen.as_dict() for seen in self.cards], "starter": self.starter,
-                "problems": list(self.problems), "width": self.width, "height": self.height}
+                "problems": list(self.problems), "width": self.width, "height": self.height,
+                "unreadable": len(self.unreadable_boxes)}

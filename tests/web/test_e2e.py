@@ -593,3 +593,15 @@ def test_messages_go_with_their_cause_the_starter_chosen_a_card_fixed_a_claim_re
     page.click("#claim-form button[type=submit]")
     expect(page.locator("#count-error")).to_contain_text("Enter the points claimed as a whole number")
     expect(page.locator("#verdict")).to_be_hidden()  # the verdict on 3 went with the claim
+
+
+def test_the_photo_says_what_its_not_read_boxes_mean_only_when_it_has_some(open_page):
+    marked = StubReader(cards=["AS", "QH", "KC", "AC"], unreadable=[(500.0, 20.0, 540.0, 80.0)])
+    page = open_page(create_app({"TESTING": True}, reader=marked)).page
+    page.set_input_files("#camera-input", str(DATA / "webcam-5-cards.jpg"))
+    expect(page.locator("#photo-caption")).to_be_visible()
+    expect(page.locator("#photo-caption")).to_contain_text("marked “not read”")
+    plain = open_page(create_app({"TESTING": True}, reader=StubReader())).page
+    plain.set_input_files("#camera-input", str(DATA / "webcam-5-cards.jpg"))
+    expect(plain.locator("#photo-status")).to_contain_text("5 cards read")
+    expect(plain.locator("#photo-caption")).to_be_hidden()

@@ -22,14 +22,15 @@ LABELS = json.loads((DATA / "labels.json").read_text())
 
 class StubReader:
     """Stands in for ``CardReader``: "reads" the given cards, laid out left to right; those in
-    ``unsure`` as the reader reads a card it is not sure of (``"unsure": true``).
+    ``unsure`` as the reader reads a card it is not sure of (``"unsure": true``), and the
+    ``unreadable`` boxes as marks where no card could be read.
 
     It records each call, so tests can see what the API asked of it.
     """
 
-    def __init__(self, cards=("AS", "QH", "KC", "AC", "QS"), starter=None, problems=(), unsure=()):
+    def __init__(self, cards=("AS", "QH", "KC", "AC", "QS"), starter=None, problems=(), unsure=(), unreadable=()):
         self.cards, self.starter, self.problems = list(cards), starter, tuple(problems)
-        self.unsure = set(unsure)
+        self.unsure, self.unreadable = set(unsure), tuple(unreadable)
         self.calls: list[tuple[tuple[int, ...], int | None]] = []
         self.starters: list[bool] = []  # each call's ``starter`` argument
         self.lock = threading.Lock()
@@ -45,7 +46,7 @@ class StubReader:
                      ((step * (i + 0.6), height * 0.3, step * (i + 1.2), height * 0.45),),
                      unsure=card in self.unsure)
             for i, card in enumerate(self.cards))
-        return Reading(seen, self.starter, self.problems, width, height)
+        return Reading(seen, self.starter, self.problems, width, height, self.unreadable)
 
 
 class LiveServer:

@@ -85,6 +85,7 @@ async function readPhoto(file) {
 function showReading(data, claimsTypedAtSend) {
   $("photo").src = data.annotated || localPhotoUrl;
   $("photo-figure").hidden = false;
+  $("photo-caption").hidden = !(data.annotated && data.unreadable); // what its "not read" boxes mean
   setPhotoStatus("");
   adoptReading(data, claimsTypedAtSend); // the cards on screen, from which the status is said
   showPhotoStatus();
