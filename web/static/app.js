@@ -3,7 +3,8 @@
 // photo, shows it with the cards read drawn on it, and hands the cards to the shared
 // counting controls (counting.js).
 import {
-  $, adoptReading, capitalise, cardText, claimsTyped, forgetReading, hideStarterChoices, send, startCounting, state,
+  $, adoptReading, capitalise, cardText, claimsTyped, forgetReading, hideStarterChoices, plural, send, startCounting,
+  state,
 } from "./counting.js";
 
 const body = document.body;
@@ -100,7 +101,7 @@ function showPhotoStatus() {
   const n = state.hand.length + (state.starter ? 1 : 0);
   const unsure = [...state.hand, state.starter].filter((c) => c && state.unsure.has(c)).length;
   const check = unsure ? `, ${unsure} to check` : "";
-  setPhotoStatus(n ? `${n} card${n === 1 ? "" : "s"} read${check}. Tap a card below to fix it.` : "No cards read.");
+  setPhotoStatus(n ? `${plural(n, "card")} read${check}. Tap a card below to fix it.` : "No cards read.");
 }
 
 function showPhotoCount(count) {

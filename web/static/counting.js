@@ -40,6 +40,8 @@ export const claimsTyped = () => claimEdits;
 // ---- cards: display only -----------------------------------------------------------------
 
 export const capitalise = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+// "1 card", "5 cards": a count and its noun, plural but for one.
+export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const rankLabel = (r) => (r === "T" ? "10" : r);
 const isRed = (code) => code.endsWith("H") || code.endsWith("D");
 export const cardName = (code) => `${RANK_NAMES[code[0]]} of ${SUITS[code[1]][1]}`;
@@ -202,7 +204,7 @@ function labelStarterChoices() {
   const secret = state.practice && state.claim === null;
   for (const b of $("starter-choice-buttons").querySelectorAll("button")) {
     const total = Number(b.dataset.total);
-    b.replaceChildren(miniCards([b.dataset.starter]), secret ? "" : ` ${total} point${total === 1 ? "" : "s"}`);
+    b.replaceChildren(miniCards([b.dataset.starter]), secret ? "" : ` ${plural(total, "point")}`);
     b.setAttribute("aria-label", `${cardName(b.dataset.starter)} as the starter${secret ? "" : `: ${total}`}`);
   }
 }
@@ -273,7 +275,7 @@ function renderVerdict(data) {
   message.className = "verdict-message";
   if (data.verdict === "muggins") {
     const n = data.difference;
-    title.textContent = `Muggins! ${n} point${n === 1 ? "" : "s"} overlooked`;
+    title.textContent = `Muggins! ${plural(n, "point")} overlooked`;
     message.textContent = `The ${what} is ${data.total}, not ${data.claimed}: the opponent may peg ${n}.`;
   } else {
     title.textContent = VERDICT_TITLES[data.verdict] || data.verdict;

@@ -2,7 +2,7 @@
 // The server works out every way to lay away (/api/discard) and reads photos (/api/read);
 // this page keeps the cards dealt (typed, tapped or read from a photo), whose crib it is and
 // the game, and shows the options as the server ranks them.
-import { $, capitalise, cardText, miniCards, send } from "./counting.js";
+import { $, capitalise, cardText, miniCards, plural, send } from "./counting.js";
 
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"];
 const SUITS = { C: ["♣", "clubs"], D: ["♦", "diamonds"], H: ["♥", "hearts"], S: ["♠", "spades"] };
@@ -22,7 +22,6 @@ let adviceSeq = 0;
 let photoSeq = 0;
 
 const isRed = (code) => code.endsWith("H") || code.endsWith("D");
-const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 // ---- the cards dealt -----------------------------------------------------------------------
 

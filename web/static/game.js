@@ -2,7 +2,7 @@
 // The server keeps the game (its log of entries, /api/games); this page only draws the state
 // it answers with and sends what the players enter. The game's id is in the address
 // (/game/ID), so a reload, or another device, continues the same game.
-import { $, capitalise, send } from "./counting.js";
+import { $, capitalise, plural, send } from "./counting.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const COLOURS = ["#c0262d", "#0b6bcb", "#1d7a3c"]; // one per side: red, blue, green
@@ -219,7 +219,7 @@ function showResult(state) {
   const result = state.result;
   const losses = result.losses.map((l) => `${l.side} ${l.score}: ${l.kind}`).join("; ");
   box.replaceChildren(...[
-    `${result.winner} wins: ${result.games} game${result.games === 1 ? "" : "s"} (${losses}).`,
+    `${result.winner} wins: ${plural(result.games, "game")} (${losses}).`,
     `${capitalise(state.ended)}.`,
   ].map((text) => {
     const p = document.createElement("p");

@@ -7,7 +7,7 @@
 // then go to the shared counting controls (counting.js), which count them, and the count
 // is spoken if the player turned sound on.
 import {
-  $, adoptReading, canSpeak, capitalise, cardText, miniCards, send, showWaiting, speak, startCounting, state,
+  $, adoptReading, canSpeak, capitalise, cardText, miniCards, plural, send, showWaiting, speak, startCounting, state,
 } from "./counting.js";
 
 const FRAME_SIDE = 640; // frames are sent this long on their longer side
@@ -316,7 +316,7 @@ function followLock(data) {
   }
   showWaiting([]);
   const n = data.report.cards.length;
-  setLock("locked", `Locked: ${n} card${n === 1 ? "" : "s"}`);
+  setLock("locked", `Locked: ${plural(n, "card")}`);
   if (data.hand !== live.adopted) { // a new hand: its cards replace the chips
     live.adopted = data.hand;
     newHand(data.hand, data.report);

@@ -4,7 +4,7 @@
 // are still missing, then has the server teach the deck (/api/teach/train) and follows it
 // (/api/teach/status). Once taught, a hand can be read with the deck right here.
 import {
-  $, adoptReading, capitalise, cardText, hideStarterChoices, send, startCounting, state,
+  $, adoptReading, capitalise, cardText, hideStarterChoices, plural, send, startCounting, state,
 } from "./counting.js";
 
 const SUIT_ORDER = ["C", "D", "H", "S"];
@@ -56,7 +56,7 @@ async function addPhotos(files) {
     }
   }
   const found = photos.reduce((n, p) => n + p.cards.length, 0);
-  setStatus(`${photos.length} photo${photos.length === 1 ? "" : "s"}, ${found} cards found. Tap a card to fix its name.`);
+  setStatus(`${plural(photos.length, "photo")}, ${found} cards found. Tap a card to fix its name.`);
   render();
 }
 
@@ -262,7 +262,7 @@ async function readWithDeck(file) {
     return;
   }
   const n = data.cards.length;
-  $("photo-status").textContent = n ? `${n} card${n === 1 ? "" : "s"} read with ${$("try-deck").textContent}.` : "No cards read.";
+  $("photo-status").textContent = n ? `${plural(n, "card")} read with ${$("try-deck").textContent}.` : "No cards read.";
   adoptReading(data);
 }
 
