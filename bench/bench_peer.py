@@ -21,15 +21,12 @@ import tempfile
 import time
 from pathlib import Path
 
-import cv2
-
+from bench_reader import PHOTOS, bench_photos  # a sibling in bench/
 from cribcam.vision import CardReader
-from cribcam.vision.evaluate import given_count, load_labels
 from cribcam.vision.fast_runtime import openvino_forward
 from cribcam.vision.finder import letterbox
 from cribcam.vision.models import onnx_session
 
-PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "real-photos" / "images"
 PEER_CLASSES = 52
 
 
@@ -60,9 +57,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=40)
     args = parser.parse_args()
     reader = CardReader(args.model)
-    labels = load_labels(args.photos.parent / "labels.json")
-    photos = [(cv2.imread(str(p)), given_count({c["card"] for c in labels[p.name]["cards"]}))
-              for p in sorted(args.photos.glob("*.jpg"))[:args.repeats]]
+    photos = bench_photos(args.photos, args.repeats)
     with tempfile.TemporaryDirectory(prefix="peer-") as scratch:
         peer_path = export_peer(Path(scratch))
         session = onnx_session(peer_path)

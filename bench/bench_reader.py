@@ -26,6 +26,18 @@ from cribcam.vision.evaluate import given_count, load_labels
 PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "real-photos" / "images"
 
 
+def bench_photos(folder: Path, repeats: int, expected: int | None = None) -> list[tuple]:
+    """The first ``repeats`` photos of ``folder``, each with the count it is read with: its own
+    when it holds 3 to 6 cards, as the photo page reads a hand (``expected`` for all, if given).
+    The benches that time the reader share this, so they read the same photos the same way."""
+    paths = sorted(folder.glob("*.jpg"))[:repeats]
+    if not paths:
+        raise SystemExit(f"no .jpg photos in {folder}")
+    labels = load_labels(folder.parent / "labels.json")
+    return [(cv2.imread(str(p)), expected or given_count({c["card"] for c in labels[p.name]["cards"]}))
+            for p in paths]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, default=None)
@@ -35,12 +47,7 @@ def main() -> None:
                         help="read every photo with this many cards (default: its own count, when 3 to 6)")
     args = parser.parse_args()
     reader = CardReader(args.model)
-    paths = sorted(args.photos.glob("*.jpg"))[:args.repeats]
-    if not paths:
-        raise SystemExit(f"no .jpg photos in {args.photos}")
-    labels = load_labels(args.photos.parent / "labels.json")
-    images = [(cv2.imread(str(p)), args.expected or given_count({c["card"] for c in labels[p.name]["cards"]}))
-              for p in paths]
+    images = bench_photos(args.photos, args.repeats, args.expected)
     reader.read(images[0][0])  # warm-up: the first run allocates onnxruntime's buffers
     times = []
     for image, expected in images:

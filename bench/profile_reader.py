@@ -17,12 +17,8 @@ import os
 import time
 from pathlib import Path
 
-import cv2
-
+from bench_reader import PHOTOS, bench_photos  # a sibling in bench/
 from cribcam.vision import CardReader
-from cribcam.vision.evaluate import given_count, load_labels
-
-PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "real-photos" / "images"
 
 
 def timed(totals: dict, counts: dict, stage: str, function):
@@ -45,9 +41,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="times the photos are read (the first warms up)")
     args = parser.parse_args()
     reader = CardReader(args.model)
-    labels = load_labels(args.photos.parent / "labels.json")
-    photos = [(cv2.imread(str(p)), given_count({c["card"] for c in labels[p.name]["cards"]}))
-              for p in sorted(args.photos.glob("*.jpg"))[:args.repeats]]
+    photos = bench_photos(args.photos, args.repeats)
     totals, counts = collections.defaultdict(float), collections.defaultdict(int)
     # During a read each is only called: a timed function stands in for the object.
     reader.finder._find = timed(totals, counts, "finder pass", reader.finder._find)
