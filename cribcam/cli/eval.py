@@ -81,6 +81,17 @@ def run(args) -> int:
     elif overall["cards_without_box"]:
         print(f"found: measured on the {overall['index_boxes_labelled']} labelled index boxes; "
               f"the {overall['cards_without_box']} cards labelled without a box are not in it")
+    print(f"guesses (asked, never counted): {overall['guesses']}, "
+          f"{overall['guesses_right']} of them right")
+    print(f"\n{'kind of photo':<24} {'hands':>6} {'wrong':>6} {'warned':>7} {'right, warned':>14} "
+          f"{'wrong, no warning':>18}")
+    for name, tally in [*report["kinds"].items(), ("overall", overall)]:
+        wrong = None if not tally["hands"] else 1 - (tally["exact_hand_rate"] or 0)
+        print(f"{name:<24} {tally['hands']:>6} {_fmt(wrong):>6} {_fmt(tally['warned_wrong']):>7} "
+              f"{_fmt(tally['warned_right']):>14} {_fmt(tally['wrong_unwarned']):>18}")
+    print("warned: the share of misread hands whose reading warns (a card unsure or guessed, or a "
+          "problem other than the starter); right, warned: the share of hands read right that warn "
+          "all the same; wrong, no warning: the share of all hands")
     top = report["confusions"][:10]
     if top:
         print("most confused: " + ", ".join(f"{c['labelled']}->{c['read']} x{c['times']}" for c in top))

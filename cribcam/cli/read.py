@@ -58,6 +58,9 @@ def format_reading(report: dict) -> str:
     cards = ", ".join(f"{c['card']} ({c['confidence']:.2f}{', unsure: check it' if c.get('unsure') else ''})"
                       for c in report["cards"]) or "none"
     lines = [f"Cards read: {cards}"]
+    if report.get("guesses"):  # not counted: the player names them (cribcam count ... to count them)
+        lines.append("Guessed, not counted: " + ", ".join(f"{c['card']}? ({c['confidence']:.2f})"
+                                                          for c in report["guesses"]))
     lines += [f"Problem: {p}" for p in report["problems"]]
     if report["count"]:
         lines.append(format_report(report["count"]))

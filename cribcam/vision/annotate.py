@@ -1,4 +1,5 @@
-"""Drawing a reading on the photo: each card's corners, name and confidence.
+"""Drawing a reading on the photo: each card's corners, name and confidence, each guess as a
+question ("JS?"), and the marks that could not be read.
 
 The picture is drawn at a size made for looking at (``max_side``: a 24-megapixel photo is
 annotated at 1600 pixels across, not at its own size), and every label lies inside the
@@ -53,6 +54,8 @@ def draw_reading(image: np.ndarray, reading: Reading, max_side: int | None = Non
         label = f"{seen.card} {seen.confidence:.2f}" + (" starter" if seen.card == reading.starter else "") \
             + (" check" if seen.unsure else "")
         labels.append((label, boxes, colour))
+    for seen in reading.guesses:  # not counted: asked about
+        labels.append((f"{seen.card}?", [_scaled(box, factor) for box in seen.boxes], _UNSURE))
     for box in reading.unreadable_boxes:
         labels.append(("not read", [_scaled(box, factor)], _UNREADABLE))
     every_box = [box for _, boxes, _ in labels for box in boxes]

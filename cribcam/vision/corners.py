@@ -25,11 +25,14 @@ the commonest error seen). The decision here:
 4. The count is kept: with the number of cards known, never more cards than that. A card
    still too many gives its corners to a card it can be another corner of, or goes, the
    least supported first; too few, and the likeliest index no card claimed is read as the
-   best card still free, marked unsure. Of 1,285 real phone photos of 4 or 5 cards read with
-   the count given, 101 had come back with more cards than asked for and 108 with fewer.
+   best card still free, marked a guess: the reading asks about it and does not count it (of
+   the 134 guesses on the synth-choose scenes, 64 were right). Of 1,285 real phone photos of 4
+   or 5 cards read with the count given, 101 had come back with more cards than asked for and
+   108 with fewer.
 5. A card is unsure when it was filled in that way, when it is the second reading of a card
    seen twice, or when its best corner's probability is under ``UNSURE_CONF``: the player is
-   asked to check it.
+   asked to check it. A card filled in is more: a guess, which the reading offers as a
+   question and never counts (``SeenCard.guessed``).
 """
 
 from __future__ import annotations
@@ -49,9 +52,14 @@ CORNER_PAIR_SPAN = (3.0, 12.0)
 SAME_INDEX_SPAN = 1.0
 CONTAINED = 0.8  # of the smaller box's area inside the other: one box holds the other
 CLASS_FLOOR = 0.05  # a card with a lower score in a box gets no vote from it
-# A card read with a lower probability is marked unsure (chosen on the real training photos;
-# see models/HISTORY.md, "Reading with a pretrained rank reader and a count-keeping decision").
-UNSURE_CONF = 0.75
+# A card read with a lower probability is marked unsure: the reading warns. Chosen with the marks
+# that could not be read (``reader.MARK_NONE``, ``reader.MARK_APART``) on the choosing sets, so
+# that most misread hands warn and few right ones do (``bench/warnings_rule.py``; models/HISTORY.md,
+# "Warnings that mean something").
+UNSURE_CONF = 0.70
+# A card read from one box on another card's face, with a lower probability than this, is that
+# card's pips or art (``_drop_unsure_on_faces``; chosen on the real training photos, "Run 9").
+FACE_PHANTOM_CONF = 0.75
 FACE_INSET = 0.1  # of a card's corner-to-corner span, each side: what lies within is its face
 
 
@@ -60,6 +68,7 @@ class _Card:
     class_id: int
     boxes: list[int] = field(default_factory=list)
     guessed: bool = False  # filled in for a missing card, or a second reading of a taken one
+    filled: bool = False  # filled in for a missing card: a question for the player, not a card read
 
 
 def cards_from_corners(found: Detections, conf: float = 0.25, expected: int | None = None,
@@ -133,7 +142,8 @@ def _drop_unsure_on_faces(cards: list[_Card], found: Detections) -> None:
     second card on photos of a single card (4 of the 19 false cards on the real training photos,
     no right card lost there or on synth-choose; models/HISTORY.md, "Run 9")."""
     faces = np.array([_face(found, card.boxes) for card in cards if len(card.boxes) >= 2]).reshape(-1, 4)
-    for card in [c for c in cards if len(c.boxes) == 1 and _seen(c, found).unsure]:
+    for card in [c for c in cards if len(c.boxes) == 1
+                 and (c.guessed or found.scores[c.boxes[0], c.class_id] < FACE_PHANTOM_CONF)]:
         if holds(faces, found.centers[card.boxes[0]]).any():
             cards.remove(card)
 
@@ -196,7 +206,7 @@ def _fill(cards: list[_Card], found: Detections, expected: int, candidates: np.n
                 best, best_score = (box, int(free[0])), float(found.scores[box, free[0]])
         if best is None:
             return
-        cards.append(_Card(best[1], [best[0]], guessed=True))
+        cards.append(_Card(best[1], [best[0]], guessed=True, filled=True))
         candidates = candidates[candidates != best[0]]
 
 
@@ -251,4 +261,4 @@ def _seen(card: _Card, found: Detections) -> SeenCard:
     boxes = tuple(tuple(float(v) for v in found.xyxy[b]) for b in card.boxes)
     confidence = float(found.scores[card.boxes, card.class_id].max())
     return SeenCard(CARD_CODES[card.class_id], confidence, boxes,
-                    unsure=card.guessed or confidence < UNSURE_CONF)
+                    unsure=card.guessed or confidence < UNSURE_CONF, guessed=card.filled)

@@ -47,15 +47,26 @@ class Tally:
     boxes_labelled: int = 0  # index boxes, when the finder is measured too
     boxes_found: int = 0  # ... of them overlapped by a finder box at IoU >= FOUND_IOU
     unboxed: int = 0  # cards labelled without a box (class-only): not in boxes_labelled
+    guesses: int = 0  # cards filled in as questions (``Reading.guesses``), not counted as read
+    guesses_right: int = 0  # ... of them, cards in the photo and not read otherwise
+    flagged_right: int = 0  # hands read exactly whose reading warns all the same (``Reading.warns``)
+    flagged_wrong: int = 0  # hands misread whose reading warns
 
-    def add(self, labelled: set[str], read: set[str]) -> None:
+    def add(self, labelled: set[str], reading: Reading) -> None:
+        read = set(reading.codes)
         self.images += 1
         if labelled:
             self.hands += 1
             self.exact += labelled == read
+            if labelled == read:
+                self.flagged_right += reading.warns
+            else:
+                self.flagged_wrong += reading.warns
         self.true_cards += len(labelled & read)
         self.labelled += len(labelled)
         self.read += len(read)
+        self.guesses += len(reading.guesses)
+        self.guesses_right += len({seen.card for seen in reading.guesses} & (labelled - read))
 
     def as_dict(self) -> dict:
         return {"images": self.images, "hands": self.hands,
@@ -64,7 +75,11 @@ class Tally:
                 "exact_hand_rate": _ratio(self.exact, self.hands),
                 "cards_labelled": self.labelled, "cards_read": self.read,
                 "index_boxes_found": _ratio(self.boxes_found, self.boxes_labelled),
-                "index_boxes_labelled": self.boxes_labelled, "cards_without_box": self.unboxed}
+                "index_boxes_labelled": self.boxes_labelled, "cards_without_box": self.unboxed,
+                "guesses": self.guesses, "guesses_right": self.guesses_right,
+                "warned_wrong": _ratio(self.flagged_wrong, self.hands - self.exact),
+                "warned_right": _ratio(self.flagged_right, self.exact),
+                "wrong_unwarned": _ratio(self.hands - self.exact - self.flagged_wrong, self.hands)}
 
 
 @dataclass
@@ -73,15 +88,27 @@ class Evaluation:
 
     overall: Tally = field(default_factory=Tally)
     subsets: dict[str, Tally] = field(default_factory=dict)
+    kinds: dict[str, Tally] = field(default_factory=dict)  # by the number of cards (``photo_kind``)
     confusions: Counter = field(default_factory=Counter)
     unreadable: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return {"overall": self.overall.as_dict(),
                 "subsets": {name: t.as_dict() for name, t in sorted(self.subsets.items())},
+                "kinds": {name: self.kinds[name].as_dict() for name in KINDS if name in self.kinds},
                 "confusions": [{"labelled": a, "read": b, "times": n}
                                for (a, b), n in self.confusions.most_common()],
                 "unreadable_images": self.unreadable}
+
+
+# Kinds of photo by the number of cards labelled, for the warnings' figures: a card alone, a
+# pair, a hand (with or without its starter, or a deal), and more cards than a hand.
+KINDS = ("no card", "one card", "two cards", "a hand (3 to 6)", "many (7 or more)")
+
+
+def photo_kind(cards: int) -> str:
+    """The kind (``KINDS``) of a photo of this many labelled cards."""
+    return KINDS[0 if cards == 0 else 1 if cards == 1 else 2 if cards == 2 else 3 if cards <= 6 else 4]
 
 
 # With the count given, photos of this many cards are read with their number of cards, as the
@@ -121,11 +148,12 @@ def evaluate(read: Callable[..., Reading], images: Path, labels: dict,
         read_set = set(reading.codes)
         if sheet is not None and read_set != labelled:
             sheet(name, image, entry["cards"], reading)
-        result.overall.add(labelled, read_set)
-        result.subsets.setdefault(entry.get("subset", "all"), Tally()).add(labelled, read_set)
+        tallies = (result.overall, result.subsets.setdefault(entry.get("subset", "all"), Tally()),
+                   result.kinds.setdefault(photo_kind(len(labelled)), Tally()))
+        for tally in tallies:
+            tally.add(labelled, reading)
         boxed = [label for label in entry["cards"] if label.get("box") is not None]
         result.confusions.update(_confusions(boxed, reading))
-        tallies = (result.overall, result.subsets[entry.get("subset", "all")])
         for tally in tallies:
             tally.unboxed += len(entry["cards"]) - len(boxed)
         if find is not None and boxed:

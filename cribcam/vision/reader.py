@@ -18,7 +18,7 @@ from cribcam.vision.detections import Detections, box_iou, holds
 from cribcam.vision.finder import IndexFinder
 from cribcam.vision.models import ModelMissingError, model_files, rank_reader_file
 from cribcam.vision.rank_reader import RankReader, with_rank_opinion
-from cribcam.vision.reading import STARTER_UNKNOWN, Reading, SeenCard
+from cribcam.vision.reading import GUESSED, STARTER_UNKNOWN, Reading, SeenCard
 from cribcam.vision.starter import find_starter
 
 MAX_SIDE = 1920  # larger photos are scaled down first: phone photos are 4000 px and more
@@ -29,6 +29,12 @@ CARD_CONF = 0.50  # a box counts for a card with at least this probability
 FINDER_CONF = 0.30  # the finder's threshold
 UNREADABLE_FINDER = 0.40  # a box this sure to be an index that no card claims is "unreadable"
 UNREADABLE_NONE = 0.50  # ... unless the classifier is this sure that it is no index
+# Such a box is said to the player as a card that could not be read (a mark) only when the
+# classifier is less sure than this that it is no index, and it lies at least this many index
+# sizes from every index read: nearer, it is the pips or art of a card read. Chosen with
+# ``corners.UNSURE_CONF`` on the choosing sets (``bench/warnings_rule.py``).
+MARK_NONE = 0.30
+MARK_APART = 2.0
 # A photo read without its count gets a closer look when the indices read are smaller than
 # this on their short side, in the finder's input pixels: about where the finder's finest grid
 # starts to miss them (models/HISTORY.md, "Run 8").
@@ -167,13 +173,16 @@ class CardReader:
             decided = self._decide(*closer, expected, starter)
             if farther is None or len(decided[0]) > len(cards):  # the farther look's cards stay if as many
                 (found, index_score, no_index), (cards, problems, index_like) = closer, decided
-        weak = found[(found.confidence < self.conf) & index_like]
-        if expected is None or len(cards) < expected:  # with every card read, they are pips and art
-            problems += _unreadable(weak, cards, width, height)
+        # With every card read, index-like marks are pips and art.
+        marks = _marks(found[(found.confidence < self.conf) & index_like & (no_index < MARK_NONE)], cards) \
+            if expected is None or len(cards) < expected else np.zeros((0, 4))
+        problems += [_unreadable(box, width, height) for box in marks]
+        guesses = [card for card in cards if card.guessed]  # questions for the player, not cards
+        cards = [card for card in cards if not card.guessed]
         guess = find_starter(cards) if starter else None
-        problems += _count_problems(cards, expected, guess, starter)
+        problems += _count_problems(cards, expected, guess, starter, guesses)
         return Reading(tuple(cards), guess, tuple(dict.fromkeys(problems)), width, height,
-                       tuple(tuple(map(float, b)) for b in weak.xyxy))
+                       tuple(tuple(map(float, b)) for b in marks), tuple(guesses))
 
 
 def _as_bgr(image: np.ndarray) -> np.ndarray:
@@ -198,23 +207,28 @@ def _where(box, width: int, height: int) -> str:
     return f"at the {row} {column}".replace("  ", " ").strip() if row or column else "in the middle"
 
 
-def _unreadable(weak, cards: list[SeenCard], width: int, height: int) -> list[str]:
-    """Problems for index-like marks no card accounts for."""
-    problems = []
-    read_boxes = np.array([b for card in cards for b in card.boxes]).reshape(-1, 4)
-    for box in weak.xyxy:
-        center = (box[:2] + box[2:]) / 2
-        if holds(read_boxes, center).any():
-            continue
-        where = _where(box, width, height)
-        advice = "; move it into view" if "edge" in where else "; turn it face up or into the light"
-        problems.append(f"the card {where} could not be read{advice}")
-    return problems
+def _marks(weak: Detections, cards: list[SeenCard]) -> np.ndarray:
+    """The boxes of ``weak`` that show a card that could not be read: in no index read (or
+    guessed), and at least ``MARK_APART`` index sizes from every one."""
+    read = np.array([b for card in cards for b in card.boxes], np.float32).reshape(-1, 4)
+    if not len(read) or not len(weak):
+        return weak.xyxy
+    centres = (read[:, :2] + read[:, 2:]) / 2
+    apart = np.linalg.norm(weak.centers[:, None, :] - centres[None, :, :], axis=2).min(axis=1) / weak.sizes
+    inside = np.array([holds(read, centre).any() for centre in weak.centers])
+    return weak.xyxy[(apart >= MARK_APART) & ~inside]
+
+
+def _unreadable(box, width: int, height: int) -> str:
+    """The problem of a mark that could not be read, said by where it lies."""
+    where = _where(box, width, height)
+    advice = "; move it into view" if "edge" in where else "; turn it face up or into the light"
+    return f"the card {where} could not be read{advice}"
 
 
 def _count_problems(cards: list[SeenCard], expected: int | None, starter: str | None,
-                    with_starter: bool = True) -> list[str]:
-    if not cards:
+                    with_starter: bool = True, guesses: list[SeenCard] = ()) -> list[str]:
+    if not cards and not guesses:
         return ["no cards found: lay the cards face up with their corners in view"]
     problems = []
     if expected is not None and len(cards) < expected and with_starter:
@@ -222,6 +236,10 @@ def _count_problems(cards: list[SeenCard], expected: int | None, starter: str | 
         problems.append(f"{counted(len(cards), 'card')} read but {expected} expected: "
                         f"{missing} {'is' if missing == 1 else 'are'} missing or hidden; "
                         f"make sure a corner of every card shows")
+    if guesses:
+        named = " and the ".join(seen.card for seen in guesses)
+        problems.append(f"{GUESSED}: the {named}? Name {'it' if len(guesses) == 1 else 'them'} "
+                        f"to count {'it' if len(guesses) == 1 else 'them'}")
     elif expected is not None and len(cards) > expected:
         problems.append(f"{counted(len(cards), 'card')} read but {expected} expected: "
                         f"take away the extra cards or fix the misread ones")

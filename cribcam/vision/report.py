@@ -38,11 +38,14 @@ def reading_report(reading: Reading, starter: str | None = None, crib: bool = Fa
         crib, claim, variant: as for ``cribcam count``.
 
     Returns:
-        ``{"cards", "starter", "problems", "count"}``: ``count`` is the ``cribcam count
-        --json`` record, or None when the cards make no hand; then, when only the starter is
-        unknown, ``"totals_by_starter"`` lists the total for each choice of starter.
+        ``{"cards", "guesses", "starter", "problems", "expected", "count"}``: ``expected`` is
+        how many cards the photo should hold; ``count`` is the ``cribcam count --json`` record
+        of the cards read (never of the guesses), or None when they make no hand; then, when
+        only the starter is unknown, ``"totals_by_starter"`` lists the total for each choice of
+        starter.
     """
     record = reading.as_dict()
+    record["expected"] = expected_cards(variant, crib)
     problems = record["problems"]
     codes = reading.codes
     chosen = parse_card(starter).code if starter else reading.starter
@@ -51,7 +54,7 @@ def reading_report(reading: Reading, starter: str | None = None, crib: bool = Fa
     record["starter"] = chosen
     record["count"] = None
     if chosen is None:
-        if len(codes) == expected_cards(variant, crib):
+        if len(codes) == record["expected"]:
             record["totals_by_starter"] = _totals_by_starter(codes, crib, variant)
         return record
     hand = [code for code in codes if code != chosen]

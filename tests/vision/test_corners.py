@@ -124,7 +124,7 @@ def test_a_phantom_that_can_be_another_corner_gives_its_corner_to_that_card():
     assert len(seven.boxes) == 3
 
 
-def test_a_missing_card_is_filled_from_the_likeliest_unread_index_and_marked_unsure():
+def test_a_missing_card_is_filled_from_the_likeliest_unread_index_as_a_guess():
     hand = [*card(100, 100, "5C"), *card(400, 100, "6C"), *card(700, 100, "7C"), *card(1000, 100, "8C"),
             (1300, 100, {"KH": 0.3, "KD": 0.1}),  # read too weakly to count on its own
             (1600, 100, {"2S": 0.2})]  # no likely index: the finder was unsure of it
@@ -133,6 +133,13 @@ def test_a_missing_card_is_filled_from_the_likeliest_unread_index_and_marked_uns
     cards, _ = cards_from_corners(found, conf=0.5, expected=5, index_like=index_like)
     assert [c.card for c in cards] == ["5C", "6C", "7C", "8C", "KH"]
     assert [c.unsure for c in cards] == [False, False, False, False, True]
+    assert [c.guessed for c in cards] == [False, False, False, False, True]  # a question, not a card
+
+
+def test_a_second_reading_of_a_card_seen_twice_is_unsure_but_no_guess():
+    found = detections((100, 100, {"7H": 0.9}), (150, 100, {"7H": 0.8, "7D": 0.4}))
+    cards, _ = cards_from_corners(found, expected=2)
+    assert [(c.card, c.unsure, c.guessed) for c in cards] == [("7H", False, False), ("7D", True, False)]
 
 
 def test_the_other_corner_of_a_card_read_does_not_fill_a_missing_card():

@@ -52,6 +52,26 @@ def test_the_tallies(images):
     assert report["confusions"] == [{"labelled": "7C", "read": "7S", "times": 1}]
 
 
+def test_guesses_and_warnings_are_tallied_per_kind_of_photo(images):
+    def read(image):  # a read right but its JD unsure; b misread, its 7C guessed; c nothing
+        width = image.shape[1]
+        cards = tuple(SeenCard(code, 0.6 if code == "JD" else 0.9, (tuple(box),), unsure=code == "JD")
+                      for code, box in READS[width] if width != 12)
+        guesses = (SeenCard("7C", 0.3, (tuple(_box(0)),), unsure=True, guessed=True),) if width == 11 else ()
+        return Reading(cards=cards, width=width, height=8, guesses=guesses)
+
+    report = evaluate(read, images, LABELS).as_dict()
+    overall = report["overall"]
+    assert (overall["guesses"], overall["guesses_right"]) == (1, 1)
+    assert overall["recall"] == pytest.approx(2 / 3, abs=1e-4)  # a guess is no card read
+    assert (overall["warned_wrong"], overall["warned_right"], overall["wrong_unwarned"]) == (1.0, 1.0, 0.0)
+    assert list(report["kinds"]) == ["no card", "one card", "two cards"]
+    assert report["kinds"]["two cards"]["warned_right"] == 1.0 and report["kinds"]["one card"]["warned_wrong"] == 1.0
+
+    quiet = evaluate(_read, images, LABELS).as_dict()["overall"]  # nothing warns: b is wrong unwarned
+    assert (quiet["warned_wrong"], quiet["warned_right"], quiet["wrong_unwarned"]) == (0.0, 0.0, 0.5)
+
+
 def test_the_finder_alone_is_measured_by_boxes_found_at_iou_one_half(images):
     def find(image):  # a: both boxes, the second shifted to IoU 0.6; b: one box at IoU 1/3
         return {10: [_box(0), [105, 10, 125, 40]], 11: [[10, 10, 30, 40]], 12: []}[image.shape[1]]
@@ -158,5 +178,10 @@ def test_cribcam_eval_measures_real_models_on_labelled_photos(reader_models, rea
                  "--model", str(reader_models), "--json"]) == 0
     overall = json.loads(capsys.readouterr().out)["overall"]
     assert overall["images"] == 3
+    assert main(["eval", "--images", str(real_photos / "images"), "--labels", str(tmp_path / "labels.json"),
+                 "--model", str(reader_models)]) == 0
+    said = capsys.readouterr().out
+    assert "guesses (asked, never counted): " in said and "wrong, no warning" in said
+    assert "\noverall " in said.split("kind of photo")[1]
     assert overall["cards_labelled"] == sum(len({c["card"] for c in e["cards"]}) for e in labels.values())
     assert 0.0 <= overall["index_boxes_found"] <= 1.0

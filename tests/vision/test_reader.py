@@ -92,3 +92,14 @@ def test_one_card_read_of_five_is_said_in_the_singular():
 
     problems = _count_problems([SeenCard("3C", 0.9, ((0, 0, 10, 20),))], 5, None)
     assert problems[0].startswith("1 card read but 5 expected: 4 are missing or hidden")
+
+
+def test_a_guess_is_named_as_a_question_beside_the_cards_missing():
+    from cribcam.vision.reader import _count_problems
+    from cribcam.vision.reading import GUESSED, SeenCard
+
+    four = [SeenCard(code, 0.9, ((40 * i, 0, 40 * i + 10, 20),)) for i, code in enumerate(["3C", "4C", "5C", "6C"])]
+    guess = SeenCard("JS", 0.44, ((400, 0, 410, 20),), unsure=True, guessed=True)
+    problems = _count_problems(four, 5, "6C", guesses=[guess])
+    assert problems[0].startswith("4 cards read but 5 expected")
+    assert problems[1] == f"{GUESSED}: the JS? Name it to count it"

@@ -1,3 +1,4 @@
+from cribcam.scoring import score_hand
 from cribcam.vision.reading import Reading, SeenCard
 from cribcam.vision.report import expected_cards, reading_report
 
@@ -34,3 +35,24 @@ def test_cards_that_make_no_hand_are_a_problem_not_an_error():
 def test_expected_cards():
     assert expected_cards() == 5
     assert expected_cards("five-card") == 4 and expected_cards("five-card", crib=True) == 5
+
+
+def test_a_guess_is_asked_about_never_counted_nor_taken_for_the_starter():
+    guess = SeenCard("JS", 0.44, ((100.0, 0.0, 105.0, 5.0),), unsure=True, guessed=True)
+    read = reading(["5H", "5C", "5S", "5D"])
+    report = reading_report(Reading(read.cards, "5D", (), 640, 480, guesses=(guess,)))
+    assert [c["card"] for c in report["guesses"]] == ["JS"] and report["guesses"][0]["guessed"]
+    assert report["expected"] == 5 and report["starter"] == "5D"
+    assert report["count"] is None  # three cards and the starter make no six-card hand
+    assert any(p.startswith("cannot count") for p in report["problems"])
+    # A five-card game's hand is three cards: the four read are counted, the guess is not.
+    report = reading_report(Reading(read.cards, "5D", (), 640, 480, guesses=(guess,)), variant="five-card")
+    assert report["count"]["total"] == score_hand(["5H", "5C", "5S"], "5D", variant="five-card").total
+    assert not any("JS" in p for p in report["problems"])  # no "check the JS": it is not counted
+
+
+def test_without_the_starter_a_guess_makes_no_totals_by_starter():
+    read = reading(["5H", "5C", "5S", "5D"])
+    guess = SeenCard("JS", 0.44, ((100.0, 0.0, 105.0, 5.0),), unsure=True, guessed=True)
+    report = reading_report(Reading(read.cards, None, (), 640, 480, guesses=(guess,)))
+    assert report["count"] is None and "totals_by_starter" not in report

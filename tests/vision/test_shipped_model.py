@@ -17,6 +17,7 @@ import pytest
 
 from cribcam.vision import CardReader
 from cribcam.vision.evaluate import Tally
+from cribcam.vision.reading import Reading
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "datasets" / "samples"
@@ -32,7 +33,11 @@ PHOTO_LABELS = json.loads((PHOTOS / "labels.json").read_text())
 # zero-shot 45/51, 45/51, 8/11; before the rank reader and the count-keeping decision 41/51,
 # 41/45, 6/11. The floors are one card (or one photo) below, as another CPU's arithmetic may flip
 # a card on the edge of a threshold.
-FLOORS = {"recall": 45 / 51, "precision": 45 / 50, "exact_hand_rate": 7 / 11}
+# Since cards filled in for a missing one are guesses, asked about and never counted (issue 31,
+# point 2), they are not cards read: the same models read 43/51, 43/46, 7/11 here, with 4
+# guesses, 3 of them right (two cards each in two scenes). The floors moved with that: one card
+# below 43/51 and 43/46 (precision's floor up from 45/50), the exact hands held at 7/11.
+FLOORS = {"recall": 42 / 51, "precision": 42 / 46, "exact_hand_rate": 7 / 11}
 
 
 @pytest.fixture(scope="module")
@@ -45,21 +50,21 @@ def _cards(entry: dict) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def readings(reader) -> dict[str, tuple[set[str], list[str]]]:
-    """Every bundled photo's labelled cards and the codes read, the samples with their size."""
+def readings(reader) -> dict[str, tuple[set[str], Reading]]:
+    """Every bundled photo's labelled cards and its reading, the samples read with their size."""
     out = {}
     for folder, labels in ((SAMPLES, SAMPLE_LABELS), (PHOTOS, PHOTO_LABELS)):
         for name, entry in sorted(labels.items()):
             truth = _cards(entry)
             expected = len(truth) if folder == SAMPLES else None
-            out[name] = truth, reader.read(cv2.imread(str(folder / name)), expected=expected).codes
+            out[name] = truth, reader.read(cv2.imread(str(folder / name)), expected=expected)
     return out
 
 
 def test_bundled_photos_read_at_least_as_well_as_the_model_card_says(readings):
     tally = Tally()
-    for truth, codes in readings.values():
-        tally.add(truth, set(codes))
+    for truth, reading in readings.values():
+        tally.add(truth, reading)
     measured = tally.as_dict()
     assert measured["cards_labelled"] == 51
     for figure, floor in FLOORS.items():
@@ -67,9 +72,9 @@ def test_bundled_photos_read_at_least_as_well_as_the_model_card_says(readings):
 
 
 def test_with_the_count_known_never_more_cards_than_expected(reader, readings):
-    for name, (truth, codes) in readings.items():
+    for name, (truth, reading) in readings.items():
         if name in SAMPLE_LABELS:
-            assert len(codes) <= len(truth), name
+            assert len(reading.codes) + len(reading.guesses) <= len(truth), name
     for name, entry in PHOTO_LABELS.items():  # the real photos, read here with their count
         expected = len(_cards(entry))
         reading = reader.read(cv2.imread(str(PHOTOS / name)), expected=expected)
@@ -77,14 +82,15 @@ def test_with_the_count_known_never_more_cards_than_expected(reader, readings):
 
 
 def test_no_card_is_read_twice(readings):
-    for name, (_, codes) in readings.items():
+    for name, (_, reading) in readings.items():
+        codes = reading.codes + [seen.card for seen in reading.guesses]
         assert len(codes) == len(set(codes)), name
 
 
 def test_a_read_hand_counts_as_the_same_cards_typed(shipped_models, readings):
     """Whatever the reader read, its count is the count of those cards typed."""
     name = next((n for n, e in sorted(SAMPLE_LABELS.items())
-                 if e["layout"] == "hand_starter" and len(readings[n][1]) == 5), None)
+                 if e["layout"] == "hand_starter" and len(readings[n][1].codes) == 5), None)
     assert name is not None, "no bundled hand and starter was read as five cards"
 
     def cribcam(*args: str) -> dict:

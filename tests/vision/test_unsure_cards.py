@@ -10,6 +10,8 @@ import cv2
 import pytest
 
 from cribcam.vision import CardReader
+from cribcam.vision.corners import UNSURE_CONF
+from cribcam.vision.reading import GUESSED
 from cribcam.vision.report import reading_report
 
 # A held-out design whose indices the reader reads unsurely (datasets/samples, never trained on).
@@ -22,15 +24,28 @@ def reading(shipped_models):
 
 
 def test_cards_under_the_bar_are_unsure_in_the_json(reading):
-    cards = reading.as_dict()["cards"]
-    assert len(cards) == 5
+    as_json = reading.as_dict()
+    cards = as_json["cards"]
+    assert len(cards) + len(as_json["guesses"]) == 5
     assert any(c["unsure"] for c in cards)
-    assert all(c["unsure"] == (c["confidence"] < 0.75) or c["unsure"] for c in cards)
+    assert all(c["unsure"] == (c["confidence"] < UNSURE_CONF) or c["unsure"] for c in cards)
+
+
+def test_cards_filled_in_are_guesses_asked_about_in_words_and_json(shipped_models, reading):
+    guessed = [seen.card for seen in reading.guesses]
+    assert guessed and all(seen.guessed and seen.unsure for seen in reading.guesses)
+    assert not set(guessed) & set(reading.codes)
+    assert any(p.startswith(GUESSED) and all(code in p for code in guessed) for p in reading.problems)
+    result = subprocess.run([sys.executable, "-m", "cribcam", "read", str(PHOTO), "--model", str(shipped_models)],
+                            capture_output=True, text=True, timeout=300, check=True)
+    line = next(line for line in result.stdout.splitlines() if line.startswith("Guessed, not counted: "))
+    assert all(f"{code}? (" in line for code in guessed)
 
 
 def test_the_count_names_the_cards_to_check(reading):
-    starter = reading.codes[-1]
-    report = reading_report(reading, starter=starter)
+    # The cards read are three: with a starter named from outside the photo, a five-card hand.
+    starter = next(code for code in ("AC", "AD", "AH") if code not in reading.codes)
+    report = reading_report(reading, starter=starter, variant="five-card")
     assert report["count"] is not None
     unsure = [c["card"] for c in report["cards"] if c["unsure"]]
     check = [p for p in report["problems"] if p.startswith("check the")]
@@ -56,3 +71,12 @@ def test_cribcam_read_marks_unsure_cards(shipped_models, reading):
                                          "--model", str(shipped_models)],
                                         capture_output=True, text=True, timeout=300, check=True).stdout)
     assert [c["card"] for c in as_json["cards"] if c["unsure"]] == unsure
+
+
+def test_the_pips_beside_a_card_read_are_no_card_that_could_not_be_read(shipped_models, real_photos):
+    # A 7H photographed alone: the old rule said three cards around it could not be read (its
+    # pips, within two index sizes of its indices), on a reading that was right.
+    photo = real_photos / "images" / "CardCounterML__IMG_20220921_193936_jpg.jpg"
+    reading = CardReader(shipped_models).read(cv2.imread(str(photo)))
+    assert reading.codes == ["7H"]
+    assert reading.unreadable_boxes == () and not reading.warns, reading.problems

@@ -595,6 +595,53 @@ def test_messages_go_with_their_cause_the_starter_chosen_a_card_fixed_a_claim_re
     expect(page.locator("#verdict")).to_be_hidden()  # the verdict on 3 went with the claim
 
 
+# --- cards the reader could only guess (issue 31, point 2) --------------------------------------
+
+GUESSED_READER = dict(cards=["AS", "QH", "KC", "AC"], starter="AC", guesses=["JS"],
+                      problems=["4 cards read but 5 expected: 1 is missing or hidden; make sure a corner of every "
+                                "card shows", "a card could only be guessed: the JS? Name it to count it"])
+
+
+def test_a_guess_is_a_question_not_counted_until_the_player_names_it(open_page):
+    page = open_page(create_app({"TESTING": True}, reader=StubReader(**GUESSED_READER)), viewport=PHONE).page
+    page.set_input_files("#camera-input", str(DATA / "webcam-5-cards.jpg"))
+    expect(page.locator("#count-error")).to_contain_text("needs 4 cards and a starter")  # no count without it
+    expect(page.locator("#count")).to_be_hidden()
+    expect(page.locator("#photo-status")).to_have_text(
+        "4 cards read, 1 more guessed, not counted. Tap a card below to fix it, or a guess to name it.")
+    guess = page.locator('.chip.guess[data-guess="JS"]')
+    expect(guess).to_have_attribute("aria-label", re.compile(r"could only guess: the jack of spades\? Not counted"))
+    assert hand_chips(page) == ["AS", "QH", "KC"] and starter_chip(page) == "AC"
+    expect(page.locator("#problems")).to_contain_text("A card could only be guessed: the JS?")
+    page.screenshot(path=str(ARTIFACTS / "guessed-card-phone.png"), full_page=True)
+
+    guess.click()  # the player looks: it is the jack of spades
+    expect(page.locator("#picker-title")).to_have_text("Is it the jack of spades? Name the card")
+    page.click("#picker-ok")
+    expect(total(page)).to_have_text(str(score_hand(["AS", "QH", "KC", "JS"], "AC").total))
+    expect(page.locator(".chip.guess")).to_have_count(0)
+    assert hand_chips(page) == ["AS", "QH", "KC", "JS"]
+    expect(page.locator("#problems")).to_be_hidden()  # five cards on the chips: nothing is missing now
+    expect(page.locator("#photo-status")).to_have_text("5 cards read. Tap a card below to fix it.")
+
+
+def test_a_guess_removed_is_gone_and_one_named_otherwise_counts_as_named(open_page):
+    page = open_page(create_app({"TESTING": True}, reader=StubReader(**GUESSED_READER))).page
+    page.set_input_files("#camera-input", str(DATA / "webcam-5-cards.jpg"))
+    page.locator('.chip.guess[data-guess="JS"]').click()
+    page.click("#picker-remove")  # no fifth card: the reader guessed from a pip
+    expect(page.locator(".chip.guess")).to_have_count(0)
+    expect(page.locator("#count-error")).to_contain_text("needs 4 cards and a starter")
+    expect(page.locator("#problems")).not_to_contain_text("guessed")
+    expect(page.locator("#problems")).to_contain_text("4 cards read but 5 expected")  # still true of the chips
+
+    page.set_input_files("#camera-input", str(DATA / "webcam-5-cards.jpg"))
+    page.locator('.chip.guess[data-guess="JS"]').click()
+    pick(page, "5D", starter=True)  # it is the 5D, and the starter: the AC goes back to the hand
+    assert hand_chips(page) == ["AS", "QH", "KC", "AC"] and starter_chip(page) == "5D"
+    expect(total(page)).to_have_text(str(score_hand(["AS", "QH", "KC", "AC"], "5D").total))
+
+
 def test_the_photo_says_what_its_not_read_boxes_mean_only_when_it_has_some(open_page):
     marked = StubReader(cards=["AS", "QH", "KC", "AC"], unreadable=[(500.0, 20.0, 540.0, 80.0)])
     page = open_page(create_app({"TESTING": True}, reader=marked)).page

@@ -23,14 +23,16 @@ LABELS = json.loads((DATA / "labels.json").read_text())
 class StubReader:
     """Stands in for ``CardReader``: "reads" the given cards, laid out left to right; those in
     ``unsure`` as the reader reads a card it is not sure of (``"unsure": true``), and the
-    ``unreadable`` boxes as marks where no card could be read.
+    ``unreadable`` boxes as marks where no card could be read, and the ``guesses`` after the
+    cards as cards it could only guess.
 
     It records each call, so tests can see what the API asked of it.
     """
 
-    def __init__(self, cards=("AS", "QH", "KC", "AC", "QS"), starter=None, problems=(), unsure=(), unreadable=()):
+    def __init__(self, cards=("AS", "QH", "KC", "AC", "QS"), starter=None, problems=(), unsure=(), unreadable=(),
+                 guesses=()):
         self.cards, self.starter, self.problems = list(cards), starter, tuple(problems)
-        self.unsure, self.unreadable = set(unsure), tuple(unreadable)
+        self.unsure, self.unreadable, self.guesses = set(unsure), tuple(unreadable), list(guesses)
         self.calls: list[tuple[tuple[int, ...], int | None]] = []
         self.starters: list[bool] = []  # each call's ``starter`` argument
         self.lock = threading.Lock()
@@ -40,13 +42,13 @@ class StubReader:
             self.calls.append((image.shape, expected))
             self.starters.append(starter)
         height, width = image.shape[:2]
-        step = width / (len(self.cards) + 1)
-        seen = tuple(
-            SeenCard(card, 0.4 if card in self.unsure else 0.9,
-                     ((step * (i + 0.6), height * 0.3, step * (i + 1.2), height * 0.45),),
-                     unsure=card in self.unsure)
-            for i, card in enumerate(self.cards))
-        return Reading(seen, self.starter, self.problems, width, height, self.unreadable)
+        step = width / (len(self.cards) + len(self.guesses) + 1)
+        seen = [SeenCard(card, 0.4 if card in self.unsure or guessed else 0.9,
+                         ((step * (i + 0.6), height * 0.3, step * (i + 1.2), height * 0.45),),
+                         unsure=card in self.unsure or guessed, guessed=guessed)
+                for i, (card, guessed) in enumerate([(c, False) for c in self.cards] + [(c, True) for c in self.guesses])]
+        return Reading(tuple(s for s in seen if not s.guessed), self.starter, self.problems, width, height,
+                       self.unreadable, tuple(s for s in seen if s.guessed))
 
 
 class LiveServer:

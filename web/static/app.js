@@ -101,7 +101,9 @@ function showPhotoStatus() {
   const n = state.hand.length + (state.starter ? 1 : 0);
   const unsure = [...state.hand, state.starter].filter((c) => c && state.unsure.has(c)).length;
   const check = unsure ? `, ${unsure} to check` : "";
-  setPhotoStatus(n ? `${plural(n, "card")} read${check}. Tap a card below to fix it.` : "No cards read.");
+  const guessed = state.guesses.length ? `, ${state.guesses.length} more guessed, not counted` : "";
+  const what = state.guesses.length ? "Tap a card below to fix it, or a guess to name it." : "Tap a card below to fix it.";
+  setPhotoStatus(n || guessed ? `${plural(n, "card")} read${check}${guessed}. ${what}` : "No cards read.");
 }
 
 function showPhotoCount(count) {

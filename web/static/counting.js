@@ -15,9 +15,13 @@ const VERDICT_TITLES = { correct: "Correct", muggins: "Muggins!", overclaim: "Ov
 
 export const $ = (id) => document.getElementById(id);
 
-// How two of the reader's problems begin (cribcam/vision/reading.py, vision/report.py).
+// How the reader's problems that the cards on screen can settle begin (cribcam/vision/reader.py,
+// reading.py, report.py).
 const STARTER_UNKNOWN = "could not tell which card is the starter";
 const CHECK_CARDS = "check the ";
+const GUESSED = "a card could only be guessed";
+const CANNOT_COUNT = "cannot count: ";
+const TOO_FEW_OR_MANY = / read but \d+ expected/;
 const body = document.body;
 
 export const state = {
@@ -28,6 +32,7 @@ export const state = {
   claim: null, // a number or null
   practice: false,
   unsure: new Set(), // codes the reader was not sure of (a reading's `"unsure": true`), not checked yet
+  guesses: [], // cards the reader could only guess (a reading's "guesses"): asked, never counted until named
 };
 let refreshSeq = 0;
 let lastCount = null;
@@ -106,10 +111,30 @@ function chipButton(code, where, index) {
   return b;
 }
 
+// A card the reader could only guess: a question ("J♠?"), not a card of the hand, until the
+// player names it.
+function guessButton(code, index) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "chip guess";
+  b.dataset.guess = code;
+  b.append(cardFace(code));
+  const mark = document.createElement("span");
+  mark.className = "check-mark";
+  mark.setAttribute("aria-hidden", "true");
+  mark.textContent = "?";
+  b.append(mark);
+  b.title = "A card the reader could only guess: not counted until you name it";
+  b.setAttribute("aria-label", `A card the reader could only guess: the ${cardName(code)}? Not counted: tap to name it`);
+  b.addEventListener("click", () => openPicker("guess", index));
+  return b;
+}
+
 function renderChips() {
   $("hand-label").textContent = state.crib ? "Crib" : "Hand";
   const hand = $("hand-chips");
-  hand.replaceChildren(...state.hand.map((code, i) => chipButton(code, "hand", i)));
+  hand.replaceChildren(...state.hand.map((code, i) => chipButton(code, "hand", i)),
+    ...state.guesses.map(guessButton));
   if (state.hand.length < 6) hand.append(chipButton(null, "hand", null));
   $("starter-chips").replaceChildren(chipButton(state.starter, "starter", null));
 }
@@ -339,13 +364,19 @@ export function speak(text) {
 // ---- cards read from a photo or a camera ---------------------------------------------------
 
 let readingProblems = []; // the problems of the reading on screen
+let readingExpected = null; // how many cards its photo should hold
 
 // The reading's problems that still hold for the cards on screen: not "could not tell which
 // card is the starter" once one is chosen, nor "check the JS" (the note on the unsure cards
-// says that, of the cards still there and still in doubt).
+// says that, of the cards still there and still in doubt), nor "cannot count" (the count says
+// why of the cards on the chips), nor the guesses once each is named or removed, nor "4 cards
+// read but 5 expected" once the chips hold as many as expected.
 function showProblems() {
+  const onChips = state.hand.length + (state.starter ? 1 : 0);
   const holding = readingProblems.filter((text) =>
-    !(state.starter && text.startsWith(STARTER_UNKNOWN)) && !text.startsWith(CHECK_CARDS));
+    !(state.starter && text.startsWith(STARTER_UNKNOWN)) && !text.startsWith(CHECK_CARDS)
+    && !text.startsWith(CANNOT_COUNT) && !(!state.guesses.length && text.startsWith(GUESSED))
+    && !(onChips === readingExpected && TOO_FEW_OR_MANY.test(text)));
   $("problems").replaceChildren(...holding.map((text) => {
     const li = document.createElement("li");
     li.textContent = capitalise(text);
@@ -356,6 +387,8 @@ function showProblems() {
 
 export function forgetReading() {
   readingProblems = [];
+  readingExpected = null;
+  state.guesses = [];
   showProblems();
 }
 
@@ -370,9 +403,11 @@ export function hideStarterChoices() {
 // (claimsTyped() when the photo was sent). Resolves as refresh() does.
 export function adoptReading(data, claimsTypedAtSend = claimEdits) {
   readingProblems = data.problems;
+  readingExpected = data.expected ?? null;
   hideStarterChoices();
   const codes = data.cards.map((c) => c.card);
   state.unsure = new Set(unsureCodes(data.cards));
+  state.guesses = (data.guesses || []).map((c) => c.card);
   state.starter = data.starter && codes.includes(data.starter) ? data.starter : null;
   state.hand = codes.filter((c) => c !== state.starter);
   if (!state.starter && data.totals_by_starter) {
@@ -435,9 +470,11 @@ function updatePicker() {
 }
 
 function openPicker(where, index) {
-  const code = where === "starter" ? state.starter : (index === null ? null : state.hand[index]);
+  const code = where === "starter" ? state.starter
+    : where === "guess" ? state.guesses[index] : (index === null ? null : state.hand[index]);
   Object.assign(pick, { where, index, code, rank: code ? code[0] : null, suit: code ? code[1] : null });
-  $("picker-title").textContent = code ? `Change the ${cardName(code)}` : (where === "starter" ? "Set the starter" : "Add a card");
+  $("picker-title").textContent = where === "guess" ? `Is it the ${cardName(code)}? Name the card`
+    : code ? `Change the ${cardName(code)}` : (where === "starter" ? "Set the starter" : "Add a card");
   $("picker-starter").checked = where === "starter";
   $("picker-remove").hidden = !code;
   updatePicker();
@@ -449,7 +486,8 @@ function pickerChosen(event) {
   const code = pick.rank && pick.suit ? pick.rank + pick.suit : null;
   if (!code) return;
   const asStarter = $("picker-starter").checked;
-  const old = pick.where === "starter" ? state.starter : (pick.index === null ? null : state.hand[pick.index]);
+  const guess = pick.where === "guess";
+  const old = pick.where === "starter" ? state.starter : (guess || pick.index === null ? null : state.hand[pick.index]);
   const others = state.hand.filter((c, i) => !(pick.where === "hand" && i === pick.index));
   if (pick.where !== "starter" && state.starter) others.push(state.starter);
   if (code !== old && others.includes(code)) {
@@ -457,16 +495,17 @@ function pickerChosen(event) {
     $("picker-error").hidden = false;
     return;
   }
+  if (guess) state.guesses.splice(pick.index, 1); // named: a card of the hand now, like one added
   if (pick.where === "starter") {
     if (asStarter) state.starter = code;
     else { state.hand.push(code); state.starter = null; }
   } else if (asStarter) {
     // This card becomes the starter; the old starter, if any, takes its place in the hand.
-    if (pick.index === null) { if (state.starter) state.hand.push(state.starter); }
+    if (guess || pick.index === null) { if (state.starter) state.hand.push(state.starter); }
     else if (state.starter) state.hand[pick.index] = state.starter;
     else state.hand.splice(pick.index, 1);
     state.starter = code;
-  } else if (pick.index === null) state.hand.push(code);
+  } else if (guess || pick.index === null) state.hand.push(code);
   else state.hand[pick.index] = code;
   // The player has looked at this card: changed, or confirmed as it is, it is no longer in doubt.
   state.unsure.delete(old);
@@ -584,6 +623,7 @@ export function startCounting({ onClear, noModelNote, onNoModel = () => {}, onCo
   $("picker-form").addEventListener("submit", pickerChosen);
   $("picker-remove").addEventListener("click", () => {
     if (pick.where === "starter") state.starter = null;
+    else if (pick.where === "guess") state.guesses.splice(pick.index, 1);
     else state.hand.splice(pick.index, 1);
     if (![...state.hand, state.starter].includes(pick.code)) state.unsure.delete(pick.code);
     $("picker").close();

@@ -249,14 +249,16 @@ function clearOverlay() {
 }
 
 // Draws each card's corners and name over the video, green when part of the locked hand;
-// dashed, its name marked "?", when the reader is not sure of it (`"unsure": true`).
+// dashed, its name marked "?", when the reader is not sure of it (`"unsure": true`) or could
+// only guess it (a reading's "guesses": not counted).
 // A still hand is read with the same boxes frame after frame: they are drawn again only
 // when what is drawn changes (redrawing costs the browser more than the rest of a frame).
 function drawOverlay(data) {
   const { reading, report } = data;
   const locked = new Set(report ? report.cards.map((c) => c.card) : []);
   const scale = reading.width ? video.videoWidth / reading.width : 0;
-  const drawn = JSON.stringify([video.videoWidth, video.videoHeight, reading.cards.map((seen) => [
+  const shown = [...reading.cards, ...(reading.guesses || []).map((seen) => ({ ...seen, unsure: true }))];
+  const drawn = JSON.stringify([video.videoWidth, video.videoHeight, shown.map((seen) => [
     seen.card, locked.has(seen.card), seen.unsure === true,
     seen.boxes.map((box) => box.map((v) => Math.round(v * scale)))])]);
   if (drawn === live.drawn) return;
@@ -274,7 +276,7 @@ function drawOverlay(data) {
   ctx.font = `600 ${fontPx}px system-ui, sans-serif`;
   ctx.textBaseline = "bottom";
   overlay.dataset.unsure = String(reading.cards.filter((seen) => seen.unsure === true).length);
-  for (const seen of reading.cards) {
+  for (const seen of shown) {
     const colour = locked.has(seen.card) ? "#2fbf5b" : "#f0b400";
     ctx.setLineDash(seen.unsure === true ? [3 * line, 2 * line] : []);
     for (const [x1, y1, x2, y2] of seen.boxes) {
