@@ -17,6 +17,7 @@ import numpy as np
 
 from cribcam.live.follow import Follower
 from cribcam.live.lock import HandLock
+from cribcam.live.still import StillFrames
 from cribcam.vision.annotate import draw_reading
 from cribcam.vision.reading import Reading
 from cribcam.vision.report import reading_report
@@ -70,7 +71,8 @@ def follow(frame_source: Iterator[np.ndarray], read: Callable[[np.ndarray], Read
            lock: HandLock, fps: float, count_options: dict,
            on_frame: Callable[[np.ndarray, Reading, dict | None], bool] | None = None,
            summary: FollowSummary | None = None) -> Iterator[LockedHand]:
-    """Reads every frame and yields each new hand the lock settles on.
+    """Reads every frame that changed (``StillFrames``) and yields each new hand the lock
+    settles on.
 
     Args:
         frame_source: BGR frames.
@@ -83,9 +85,10 @@ def follow(frame_source: Iterator[np.ndarray], read: Callable[[np.ndarray], Read
         summary: kept up to date frame by frame, when given.
     """
     follower = Follower(lock)
+    still = StillFrames()  # a frame that shows what the last one read showed is not read again
     report: dict | None = None
     for index, frame in enumerate(frame_source):
-        reading = read(frame)
+        reading = still.read(frame, read)
         step = follower.update(reading)
         if summary is not None:
             summary.frames, summary.hands = index + 1, follower.hand

@@ -17,6 +17,7 @@ from typing import Callable, Iterator
 
 from cribcam.live.follow import Follower
 from cribcam.live.lock import HandLock
+from cribcam.live.still import StillFrames
 
 
 class SessionBusy(RuntimeError):
@@ -29,11 +30,13 @@ class LiveSession:
     Attributes:
         follower: the camera's ``Follower``.
         frames: how many frames have been read.
+        still: reads only the frames that changed (``StillFrames``).
     """
 
     def __init__(self, follower: Follower):
         self.follower = follower
         self.frames = 0
+        self.still = StillFrames()
         self._busy = threading.Lock()
 
     @contextmanager

@@ -77,8 +77,11 @@ def frame():
     slot.chosen()  # no model (503) or no such deck (404) before a session is opened for nothing
 
     session_id, session = current_app.extensions["cribcam.live"].open(form.get("session"))
+    expected = expected_cards(variant, crib)
     with session.reading():
-        reading = slot.read(image, expected=expected_cards(variant, crib))
+        # A frame that shows what the last one read showed is not read again.
+        reading = session.still.read(image, lambda frame: slot.read(frame, expected=expected),
+                                     key=(slot.deck_choice(), expected))
         step = session.follower.update(reading)
         number = session.frames
     report = (reading_report(step.locked, crib=crib, variant=variant)

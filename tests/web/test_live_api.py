@@ -15,6 +15,7 @@ from cribcam.web import create_app
 from webtools import StubReader, encode
 
 FRAME = encode(np.full((480, 640, 3), 90, np.uint8))
+OTHER_FRAME = encode(np.full((480, 640, 3), 150, np.uint8))  # other cards in view
 HAND = ["AS", "QH", "KC", "AC", "QS"]
 
 
@@ -25,11 +26,11 @@ def post_frame(client, data: bytes = FRAME, session: str | None = None, **fields
     return client.post("/api/live/frame", data=form, content_type="multipart/form-data")
 
 
-def follow(client, frames: int, session: str | None = None, **fields) -> list[dict]:
-    """Sends ``frames`` frames in one session; returns the answers."""
+def follow(client, frames: int, session: str | None = None, data: bytes = FRAME, **fields) -> list[dict]:
+    """Sends ``frames`` frames (each ``data``) in one session; returns the answers."""
     answers = []
     for _ in range(frames):
-        response = post_frame(client, session=session, **fields)
+        response = post_frame(client, data, session=session, **fields)
         assert response.status_code == 200, response.json
         answers.append(response.json)
         session = response.json["session"]
@@ -95,7 +96,16 @@ def test_a_hand_locks_on_the_fifth_agreeing_frame_with_its_count(live_client, re
     assert [c["card"] for c in locked["reading"]["cards"]] == HAND
     assert locked["reading"]["width"] == 640 and locked["reading"]["cards"][0]["boxes"]
     assert locked["report"]["count"]["total"] == score_hand(HAND[:4], "QS").total
-    assert [shape for shape, _ in reader.calls] == [(480, 640, 3)] * 6
+    # The frame is still: read on the first, read again once settled, then its reading stands.
+    assert reader.calls == [((480, 640, 3), 5)] * 2
+
+
+def test_a_frame_that_changed_is_read_and_one_that_did_not_is_not(live_client, reader):
+    session = follow(live_client, 4)[-1]["session"]
+    follow(live_client, 3, session, data=OTHER_FRAME)
+    assert len(reader.calls) == 4  # two on each picture: on its first frame, and once settled
+    follow(live_client, 1, session, data=OTHER_FRAME, variant="five-card")  # four cards asked: read again
+    assert len(reader.calls) == 5 and reader.calls[-1][1] == 4
 
 
 def test_the_locked_report_is_what_api_read_answers(live_client):
@@ -115,7 +125,7 @@ def test_new_cards_unlock_and_lock_the_next_hand(live_client, reader):
     session = follow(live_client, 8)[-1]["session"]
     reader.cards = ["2C", "3D", "4S", "9H", "KD"]
     reader.starter = "KD"
-    answers = follow(live_client, 5, session)
+    answers = follow(live_client, 5, session, data=OTHER_FRAME)
     assert [a["hand"] for a in answers] == [1, 1, 1, 1, 2]
     assert [a["report"]["count"]["total"] for a in answers[:4]] == [score_hand(HAND[:4], "QS").total] * 4
     assert answers[-1]["new_hand"]
