@@ -86,6 +86,8 @@ def run(args) -> int:
     print(f"\n{'kind of photo':<24} {'hands':>6} {'wrong':>6} {'warned':>7} {'right, warned':>14} "
           f"{'wrong, no warning':>18}")
     for name, tally in [*report["kinds"].items(), ("overall", overall)]:
+        if not tally["hands"]:
+            continue  # photos of no card: nothing to misread
         wrong = None if not tally["hands"] else 1 - (tally["exact_hand_rate"] or 0)
         print(f"{name:<24} {tally['hands']:>6} {_fmt(wrong):>6} {_fmt(tally['warned_wrong']):>7} "
               f"{_fmt(tally['warned_right']):>14} {_fmt(tally['wrong_unwarned']):>18}")
