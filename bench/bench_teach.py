@@ -1,9 +1,10 @@
 """Teaching a deck, measured as a player would run it: `cribcam teach`, then `cribcam eval`.
 
-1. The dark gold-on-black deck of the shared real photos: taught with `--labels` from 20 of
-   its photos (the 20 of the training part of the capture split with the most cards
-   labelled), measured on its other photos before and after: the other 30 of the training
-   part and the 20 of the validation part.
+1. The dark gold-on-black deck of the shared real photos, in thirteen splits (``SPLITS``):
+   taught with `--labels` from 20 or 8 of its 50 training-part photos, or from 8 of its 20
+   validation photos, drawn by a seed; each measured before and after on the rest of its
+   part (and, taught from the training part, on the validation photos); each split's
+   figures, the mean and the worst split.
 2. Two held-out synthetic designs: taught from four rendered layout photos each (one suit a
    photo, `--order suits-in-rows`, no names typed), measured on the held-out scenes of the
    same designs (`cribcam data build --split heldout`).
@@ -37,11 +38,16 @@ import time
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 REAL = Path("datasets/build/real")
 HELDOUT = Path("datasets/build/heldout")
 BLACKGOLD = "phone_blackgold_deck"
-TAUGHT_PHOTOS = 20
+# Each split of the deck's photos: (the part of the capture split, 50 training photos or 20
+# validation photos; how many of them are taught from; the seed that draws them).
+SPLITS = [("train", 20, 0), ("train", 20, 1), ("train", 20, 2), ("train", 20, 3), ("train", 20, 4),
+          ("train", 8, 5), ("train", 8, 6), ("train", 8, 7),
+          ("val", 8, 10), ("val", 8, 11), ("val", 8, 12), ("val", 8, 13), ("val", 8, 14)]
 DESIGNS = ["gnome-bellot", "kde-svg-penguins"]
 # The lettered decks, pinned to font files (bin/install-training-fonts installs them) and a
 # style seed, so that every machine draws the same two decks.
@@ -142,14 +148,69 @@ def reading_speed(images: Path, deck: str | None, repeats: int = 2) -> float:
     return round((time.monotonic() - started) * 1000 / (repeats * len(photos)), 1)
 
 
+def blackgold_splits(work: Path, env: dict) -> dict:
+    """The gold-on-black deck taught in each of ``SPLITS`` (so many photos of one part of the
+    capture split, drawn with a seed), measured before and after on the rest of that part, and,
+    taught from the training part, on the validation part too: a taught deck is judged by its
+    worst split, not its best. The bundled models were trained on the training part's photos
+    (they read them nearly all right untaught); the validation part's they never saw."""
+    parts = {part: json.loads((REAL / f"labels-{part}.json").read_text()) for part in ("train", "val")}
+    ours = {part: sorted(n for n, e in labels.items() if e["subset"] == BLACKGOLD) for part, labels in parts.items()}
+    val_ours = labels_file(work / "blackgold-val.json", {n: parts["val"][n] for n in ours["val"]})
+    splits = []
+    for part, photos, seed in SPLITS:
+        labels, images = parts[part], REAL / "images" / part
+        taught_from = sorted(np.random.default_rng(seed).choice(ours[part], photos, replace=False))
+        name = f"blackgold-{part}-{photos}-{seed}"
+        rest = labels_file(work / f"{name}-rest.json", {n: labels[n] for n in ours[part] if n not in taught_from})
+        taught = labels_file(work / f"{name}-taught.json", {n: labels[n] for n in taught_from})
+        record, seconds, busy = timed_teach([*(images / n for n in taught_from), "--name", name,
+                                             "--labels", taught], env)
+        split = {"part": part, "taught_from": photos, "seed": seed, "seconds": round(seconds),
+                 "loadavg_before_teaching": busy, "kept": record.get("kept"), "checks": record["checks"],
+                 "rest_before": figures(evaluate(images, rest, env)["overall"]),
+                 "rest_after": figures(evaluate(images, rest, env, name)["overall"])}
+        if part == "train":
+            split["val_before"] = figures(evaluate(REAL / "images" / "val", val_ours, env)["overall"])
+            split["val_after"] = figures(evaluate(REAL / "images" / "val", val_ours, env, name)["overall"])
+        splits.append(split)
+    return {"splits": splits}
+
+
+def split_lines(result: dict) -> list[str]:
+    """Each split's before and after, then the mean and the worst, in lines."""
+    lines = ["gold-on-black deck: recall / precision on the rest of the part taught from (rest) and, taught "
+             "from the training part, on the validation part (val); untaught -> taught"]
+    for s in result["splits"]:
+        where = [w for w in ("rest", "val") if f"{w}_after" in s]
+        said = "; ".join(f"{w} {s[f'{w}_before']['recall']:.3f} / {s[f'{w}_before']['precision']:.3f} -> "
+                         f"{s[f'{w}_after']['recall']:.3f} / {s[f'{w}_after']['precision']:.3f}" for w in where)
+        worse = any(s[f"{w}_after"][f] < s[f"{w}_before"][f] for w in where for f in ("recall", "precision"))
+        lines.append(f"  from {s['taught_from']:>2} {s['part']} photos, seed {s['seed']}: {said}; {s['seconds']} s; "
+                     f"kept {s['kept']}{'; WORSE than untaught' if worse else ''}")
+    for part in ("train", "val"):
+        afters = [s["rest_after"] for s in result["splits"] if s["part"] == part]
+        befores = [s["rest_before"] for s in result["splits"] if s["part"] == part]
+        if afters:
+            lines.append(f"  taught from the {part} part, on the rest of it: mean recall / precision "
+                         f"{np.mean([b['recall'] for b in befores]):.3f} / {np.mean([b['precision'] for b in befores]):.3f}"
+                         f" -> {np.mean([a['recall'] for a in afters]):.3f} / "
+                         f"{np.mean([a['precision'] for a in afters]):.3f}; worst split after "
+                         f"{min(a['recall'] for a in afters):.3f} / {min(a['precision'] for a in afters):.3f}")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("bench-teach.json"))
     parser.add_argument("--model", type=Path, help="models to teach on and read with (default: the bundled ones)")
     parser.add_argument("--only", nargs="+", choices=PARTS, default=PARTS, help="the parts to run")
+    parser.add_argument("--splits", type=int, help="the first this many of the gold deck's splits only")
     args = parser.parse_args()
     if args.model:
         MODEL.extend(["--model", args.model])
+    if args.splits:
+        del SPLITS[args.splits:]
     work = Path(tempfile.mkdtemp(prefix="bench-teach-"))
     env = {**os.environ, "CRIBCAM_DATA": str(work / "data")}
     os.environ["CRIBCAM_DATA"] = env["CRIBCAM_DATA"]  # the in-process measurements read the same decks
@@ -157,24 +218,11 @@ def main() -> None:
     results = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "loadavg_before": load(), "decks": {}}
     default_real = evaluate(val_images, val_labels, env)
 
-    # 1. the gold-on-black deck, from 20 of its photos
+    # 1. the gold-on-black deck, in several splits of its training-part photos
     if "blackgold" in args.only:
-        train_labels = json.loads((REAL / "labels-train.json").read_text())
-        ours = sorted(n for n, e in train_labels.items() if e["subset"] == BLACKGOLD)
-        taught_from = sorted(ours, key=lambda n: (-len(train_labels[n]["cards"]), n))[:TAUGHT_PHOTOS]
-        others = labels_file(work / "blackgold-others.json", {n: train_labels[n] for n in ours if n not in taught_from})
-        record, seconds, busy = timed_teach([*(REAL / "images" / "train" / n for n in taught_from), "--name", "blackgold",
-                                             "--labels", labels_file(work / "blackgold-taught.json",
-                                                                     {n: train_labels[n] for n in taught_from})], env)
-        taught = evaluate(val_images, val_labels, env, "blackgold")
-        results["decks"]["blackgold"] = {
-            "taught_from": f"{len(taught_from)} photos, {len(record['cards'])} cards", "seconds": round(seconds),
-            "loadavg_before_teaching": busy, "checks": record["checks"],
-            "other_train_photos_before": figures(evaluate(REAL / "images" / "train", others, env)["overall"]),
-            "other_train_photos_after": figures(evaluate(REAL / "images" / "train", others, env, "blackgold")["overall"]),
-            "val_photos_before": figures(default_real["subsets"][BLACKGOLD]),
-            "val_photos_after": figures(taught["subsets"][BLACKGOLD]),
-            "real_val_before": figures(default_real["overall"]), "real_val_after": figures(taught["overall"])}
+        results["blackgold_splits"] = blackgold_splits(work, env)
+        for line in split_lines(results["blackgold_splits"]):
+            print(line, flush=True)
 
     # 2. held-out designs, from rendered layouts named by the layout alone
     if "designs" in args.only:

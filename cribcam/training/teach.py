@@ -17,10 +17,14 @@ head learns them on the suits it is shown. The steps:
    the taught heads still read the decks the bundled model knew; each crop read by the
    bundled model for its features (as it is and turned half round, as the reader reads it),
    then both heads fitted.
-4. **Check**: the taught deck as the reader reads it (``vision.classifier.DeckClassifier``)
-   against the bundled model, on a corner of some cards held back from teaching and on
-   rehearsal crops held back likewise; then the deck is saved in the user's data folder
-   (``cribcam.vision.decks``), never over the bundled model.
+4. **Check and choose**: the taught deck as the reader reads it
+   (``vision.classifier.DeckClassifier``) against the bundled model, on the index corners held
+   back from teaching (a quarter of the photos, when there are ``HOLD_PHOTOS`` or more; else a
+   corner of some cards), with both heads taught, the rank head alone, the suit head alone and
+   neither: the deck keeps the one that reads them best, the bundled reading on a tie, so a
+   lesson never leaves a deck reading worse than untaught where it can tell. The rehearsal
+   crops held back say whether the other decks still read as before. Then the deck is saved in
+   the user's data folder (``cribcam.vision.decks``), never over the bundled model.
 
 Everything runs on this machine; no photo leaves it.
 """
@@ -44,6 +48,7 @@ from cribcam.training.layout import LayoutPhoto, as_labels, check_names, missing
 from cribcam.training.rehearsal import REHEARSAL, load_rehearsal, rehearsal_crops, split_rehearsal
 from cribcam.vision import CardReader
 from cribcam.vision.classifier import DeckClassifier, IndexClassifier, heads_from_cards
+from cribcam.vision.evaluate import given_count
 from cribcam.vision.decks import (HEADS_FILE, LABELS_FILE, PHOTOS_DIR, RECORD_FILE, DeckError, TaughtDeck,
                                   deck_folder, lettering)
 from cribcam.vision.models import ModelMissingError, model_files
@@ -54,6 +59,12 @@ STORED_SIDE = 1920  # teaching photos are kept at most this large (the reader re
 # 350 crops a share moves by 0.02 or so by chance alone).
 FORGOT = 0.05
 CHUNK = 256  # crops read for their features between two progress reports
+# With this many named photos or more, whole photos are held back to check the lesson on (a
+# card's other corner, held back from a photo taught, reads too much like the one taught).
+HOLD_PHOTOS = 5
+# The parts of a lesson a deck may keep (``_choose``), by the taught heads they keep; on a tie the
+# earlier, with fewer taught, is kept: a lesson must earn its place.
+PARTS = {"neither": (), "suits": ("suit",), "ranks": ("rank",), "ranks and suits": ("rank", "suit")}
 
 
 @dataclass
@@ -73,8 +84,9 @@ class Settings:
         decay: the heads' L2 penalty (their weights and bias): less lets a lesson move the
             other decks' answers more, more takes a lettered deck's gain away (models/README.md).
         seed: random seed.
-        held_back: share of the cards showing two corners of which one corner is held back
-            from teaching, to measure the taught deck on.
+        held_back: share of the photos held back from teaching to measure the taught deck on
+            (with ``HOLD_PHOTOS`` photos or more); with fewer, share of the cards showing two
+            corners of which one corner is held back.
     """
 
     copies: int = 12
@@ -85,7 +97,7 @@ class Settings:
     steps: int = 300
     decay: float = 0.03
     seed: int = 0
-    held_back: float = 0.2
+    held_back: float = 0.25
 
 
 def teaching_unavailable(models: Path | None = None, rehearsal: Path = REHEARSAL) -> str | None:
@@ -165,12 +177,13 @@ def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, sett
         texts = learn_texts(reader.rank_reader, work / PHOTOS_DIR, labels) if reader.rank_reader else RANK_TEXTS
         _fit_heads(cards, features, lesson, settings, bundled.fingerprint(), texts, work / HEADS_FILE)
         report("checking", 0.0, 0.0)
-        checks = _checks(bundled, work / HEADS_FILE, work / PHOTOS_DIR, held, known_held)
+        kept, on_held = _choose(bundled, work / HEADS_FILE, work / PHOTOS_DIR, held, models)
+        checks = _checks(bundled, work / HEADS_FILE, held, kept, on_held, known_held)
         record = {"name": name, "taught": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                   "photos": len(labels), "cards": sorted({c["card"] for v in labels.values() for c in v["cards"]},
                                                          key=CARD_CODES.index),
                   "missing": missing_cards(photos), "ranks_shown_on": _ranks_shown_on(labels),
-                  "rank_texts": dict(zip(RANKS, texts)),
+                  "rank_texts": dict(zip(RANKS, texts)), "kept": kept,
                   "settings": asdict(settings), "taught_on": str(bundled.path),
                   "seconds": round(time.monotonic() - started, 1), "checks": checks}
         (work / RECORD_FILE).write_text(json.dumps(record, indent=1) + "\n")
@@ -184,20 +197,21 @@ def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, sett
 
 def _lesson(photos: Path, labels: dict, rehearsal: Path, settings: Settings, find):
     """The crops to teach from, augmented: the player's indices but those held back, negatives
-    from their photos (what the finder boxes there clear of every index, the pips and court
-    art the deck's own reading must reject, and places drawn at random), and the rehearsal set
-    but a fifth of its indices; each crop's rank, suit and weight in the loss. Then the
-    held-back labels and rehearsal crops."""
+    from the photos taught (what the finder boxes there clear of every index, the pips and
+    court art the deck's own reading must reject, and places drawn at random), and the
+    rehearsal set but a fifth of its indices; each crop's rank, suit and weight in the loss.
+    Then the held-back labels and rehearsal crops."""
     from cribcam.training.classifier import NO_INDEX, CropBank, augment, bank_from_finder_mistakes, \
         bank_from_labelled_photos
 
     rng = np.random.default_rng(settings.seed)
     taught, held = _hold_back(labels, settings.held_back, settings.seed)
+    lesson_photos = {image: labels[image] for image, entry in taught.items() if entry["cards"]}
     player = bank_from_labelled_photos(photos, taught, settings.seed, negatives_per_index=0)
-    every = bank_from_labelled_photos(photos, labels, settings.seed)
+    every = bank_from_labelled_photos(photos, lesson_photos, settings.seed)
     drawn = every.rank == NO_INDEX  # drawn clear of every index, held-back ones too
     negatives = CropBank.merge([
-        bank_from_finder_mistakes(find, None, "", photos, labels),
+        bank_from_finder_mistakes(find, None, "", photos, lesson_photos),
         CropBank(every.patches[drawn], every.rank[drawn], every.suit[drawn], every.real[drawn])])
     known, known_held = split_rehearsal(load_rehearsal(rehearsal), settings.seed)
     parts = [(player.patches, player.rank, player.suit, settings.copies, True),
@@ -221,16 +235,21 @@ def _lesson(photos: Path, labels: dict, rehearsal: Path, settings: Settings, fin
         held, known_held
 
 
-def _features(bundled: IndexClassifier, crops: np.ndarray, started: float, report) -> tuple[np.ndarray, np.ndarray]:
+def _features(bundled: IndexClassifier, crops: np.ndarray, started: float, report,
+              clock: Callable[[], float] = time.monotonic) -> tuple[np.ndarray, np.ndarray]:
     """The bundled model's (2, n, 53) probabilities and (2, n, F) features of the crops both
-    ways up, read in chunks; progress in seconds, the whole estimated from the pace so far."""
+    ways up, read in chunks; progress in seconds since ``started``, the whole estimated from
+    the pace of the chunks read so far (not of the preparing before them, which would make
+    the first estimates many times too long)."""
     cards, features = [], []
+    reading_since = clock()
     for i in range(0, len(crops), CHUNK):
         answers = bundled.read_with_features(crops[i:i + CHUNK])
         cards.append(answers[0])
         features.append(answers[1])
-        done, read = time.monotonic() - started, min(i + CHUNK, len(crops))
-        report("training", done, done if read == len(crops) else done * len(crops) / read)
+        now, read = clock(), min(i + CHUNK, len(crops))
+        left = (now - reading_since) * (len(crops) - read) / read
+        report("training", now - started, now - started + left)
     return np.concatenate(cards, axis=1), np.concatenate(features, axis=1)
 
 
@@ -280,9 +299,15 @@ def _store_photos(photos: list[LayoutPhoto], labels: dict, out: Path) -> dict:
 
 
 def _hold_back(labels: dict, share: float, seed: int) -> tuple[dict, dict]:
-    """Splits the labels: one corner of ``share`` of the cards showing two or more is held
-    back; every card keeps a corner to learn from."""
+    """Splits the labels into those taught and those held back to check on: ``share`` of the
+    photos, when there are ``HOLD_PHOTOS`` or more (each card taught keeps every corner);
+    else one corner of ``share`` of the cards showing two or more (each keeps a corner)."""
     rng = np.random.default_rng(seed)
+    if len(labels) >= HOLD_PHOTOS:
+        names = sorted(labels)
+        held_photos = set(rng.choice(names, max(1, round(share * len(names))), replace=False))
+        return ({image: entry if image not in held_photos else {"cards": []} for image, entry in labels.items()},
+                {image: entry if image in held_photos else {"cards": []} for image, entry in labels.items()})
     taught, held = {}, {}
     for image, entry in labels.items():
         taught[image], held[image] = {"cards": []}, {"cards": []}
@@ -298,16 +323,87 @@ def _hold_back(labels: dict, share: float, seed: int) -> tuple[dict, dict]:
     return taught, held
 
 
-def _checks(bundled: IndexClassifier, heads: Path, photos: Path, held: dict, known_held) -> dict:
-    """Share of held-back crops read right by the bundled classifier and by the taught deck as
-    the reader reads it (``DeckClassifier``): corners of the player's cards, and crops of the
-    training designs and photos."""
-    readers = {"default": bundled, "taught": DeckClassifier(heads, bundled)}
-    checks = {}
+def _choose(bundled: IndexClassifier, heads: Path, photos: Path, held: dict, models: Path | None) -> tuple[str, dict]:
+    """Keeps the part of the lesson (``PARTS``) that reads what was held back best, the one with
+    fewer heads taught on a tie (a lesson must earn its place), and rewrites ``heads`` with the
+    others' corrections set to nothing (their reading the bundled one).
+
+    Photos held back are read as the photo page reads them (``_read_photos``): the cards they
+    show read right, less the cards read that they do not show. Corners held back (too few
+    photos to hold one back) are read as index crops (``_read_corners``). Returns what was kept
+    and each part's share of the held-back cards (or corners) read right; everything is kept,
+    with no figures, when nothing was held back."""
     boxes = [(image, c["box"], c["card"]) for image, entry in held.items() for c in entry["cards"]]
-    if boxes:
-        checks["deck"] = {"crops": len(boxes), **{which: _accuracy_on_photos(classifier, photos, boxes)
-                                                  for which, classifier in readers.items()}}
+    if not boxes:
+        return "ranks and suits", {}
+    with np.load(heads) as saved:
+        taught = dict(saved)
+    variants = {}
+    for part, kept in PARTS.items():
+        variants[part] = heads.with_name(f"{part.replace(' ', '-')}.npz")
+        np.savez(variants[part], **_keeping(taught, kept))
+    if len(held) >= HOLD_PHOTOS:
+        read = {part: _read_photos(CardReader(models, classifier=variant), photos, held)
+                for part, variant in variants.items()}
+    else:
+        read = _read_corners({part: DeckClassifier(variant, bundled) for part, variant in variants.items()},
+                             photos, boxes)
+    best = max(PARTS, key=lambda part: read[part][1])  # the first of the best: fewer taught on a tie
+    variants[best].replace(heads)
+    for variant in variants.values():
+        variant.unlink(missing_ok=True)
+    return best, {part: share for part, (share, _) in read.items()}
+
+
+def _read_photos(reader: CardReader, photos: Path, held: dict) -> tuple[float, int]:
+    """The share of the held-back photos' cards read right, each photo read with its count as
+    the photo page reads a hand; and those cards less the cards read wrong (not in the photo)."""
+    right = wrong = shown = 0
+    for name, entry in held.items():
+        if not entry["cards"]:
+            continue
+        labelled = {c["card"] for c in entry["cards"]}
+        read = set(reader.read(cv2.imread(str(photos / name)), expected=given_count(labelled)).codes)
+        right, wrong, shown = right + len(read & labelled), wrong + len(read - labelled), shown + len(labelled)
+    return round(right / shown, 4), right - wrong
+
+
+def _read_corners(classifiers: dict, photos: Path, boxes: list[tuple[str, list, str]]) -> dict:
+    """For each classifier: the share of the labelled index ``boxes`` whose likeliest card is
+    the labelled one (not "no index"); and, to choose between them, that share, then how sure
+    it is of the labelled card where the first (the bundled reading) reads it right too (a few
+    corners held back are often all read right every way; a name the bundled reading does not
+    agree with, a name given at random say, counts for nothing there)."""
+    read = {which: _on_photos(classifier, photos, boxes) for which, classifier in classifiers.items()}
+    agreed = next(iter(read.values()))[0]
+    return {which: (round(float(right.mean()), 4),
+                    (float(right.mean()), float(sure[agreed].mean()) if agreed.any() else 0.0))
+            for which, (right, sure) in read.items()}
+
+
+def _keeping(heads: dict, kept: tuple[str, ...]) -> dict:
+    """A heads file's arrays with the corrections of the heads not ``kept`` set to nothing."""
+    out = dict(heads)
+    for head in ("rank", "suit"):
+        if head not in kept:
+            out[f"{head}_weights"] = np.zeros_like(heads[f"{head}_weights"])
+            out[f"{head}_bias"] = np.zeros_like(heads[f"{head}_bias"])
+    return out
+
+
+def _checks(bundled: IndexClassifier, heads: Path, held: dict, kept: str, on_held: dict, known_held) -> dict:
+    """What the deck as kept reads right against the bundled classifier: the cards of the photos
+    held back, or the corners (``_choose`` measured them), and held-back crops of the training
+    designs and photos, read as the reader reads them (``DeckClassifier``)."""
+    checks = {}
+    if on_held:
+        photos = len(held) >= HOLD_PHOTOS  # whole photos held back: their cards; else corners
+        checks["deck"] = {"crops": sum(len({c["card"] for c in entry["cards"]}) if photos else len(entry["cards"])
+                                       for entry in held.values()),
+                          "held_back": "photos" if photos else "corners",
+                          "photos": sum(bool(entry["cards"]) for entry in held.values()),
+                          "default": on_held["neither"], "taught": on_held[kept], "parts": on_held}
+    readers = {"default": bundled, "taught": DeckClassifier(heads, bundled)}
     crops = rehearsal_crops(known_held.patches)
     truth = known_held.suit * len(RANKS) + known_held.rank
     checks["training_designs"] = {"crops": len(crops), **{
@@ -316,37 +412,59 @@ def _checks(bundled: IndexClassifier, heads: Path, photos: Path, held: dict, kno
     return checks
 
 
-def _accuracy_on_photos(classifier, photos: Path, boxes: list[tuple[str, list, str]]) -> float:
-    right = 0
+def _on_photos(classifier, photos: Path, boxes: list[tuple[str, list, str]]) -> tuple[np.ndarray, np.ndarray]:
+    """For each labelled box: whether its likeliest card is the labelled one (not "no index"),
+    and the log-probability of the labelled card."""
+    right, sure = [], []
     for image_name in sorted({b[0] for b in boxes}):
         image = cv2.imread(str(photos / image_name))
         mine = [b for b in boxes if b[0] == image_name]
         probabilities = classifier(image, np.array([b[1] for b in mine], np.float32))
-        right += sum(bool(CARD_CODES[int(p[:52].argmax())] == b[2] and p[:52].max() >= p[52])
-                     for p, b in zip(probabilities, mine))
-    return round(right / len(boxes), 4)
+        for p, b in zip(probabilities, mine):
+            truth = CARD_CODES.index(b[2])
+            right.append(int(p[:52].argmax()) == truth and p[:52].max() >= p[52])
+            sure.append(float(np.log(max(p[truth], 1e-6))))
+    return np.array(right, bool), np.array(sure)
 
 
 def taught_sentences(record: dict) -> list[str]:
     """What a deck's teaching found, in words for the player: the deck's lettering, then the
     checks after teaching (``deck.json``'s record)."""
-    return [lettering(record), *check_sentences(record["checks"])]
+    return [lettering(record), *check_sentences(record["checks"], record.get("kept", "ranks and suits"))]
 
 
-def check_sentences(checks: dict) -> list[str]:
+def check_sentences(checks: dict, kept: str = "ranks and suits") -> list[str]:
     """What the checks after teaching mean, in words for the player."""
     lines = []
     deck = checks.get("deck")
     if deck:
-        lines.append(f"corners held back from teaching ({deck['crops']}): the taught deck reads "
-                     f"{deck['taught']:.0%}, the default {deck['default']:.0%}")
+        cards = deck["crops"]
+        what = (f"the {cards} cards of {deck['photos']} of your photos held back from the lesson"
+                if deck.get("held_back") == "photos" else f"{cards} card corners held back from the lesson")
+        lines.append(f"checked on {what}: your deck now reads {round(deck['taught'] * cards)} of them right, "
+                     f"{round(deck['default'] * cards)} untaught")
+        lines.append(KEPT_SAID[kept])
     else:
         lines.append("no corner was held back to measure on (no card showed two corners): "
                      "try the deck with cribcam read --deck")
     known = checks["training_designs"]
-    lines.append(f"training designs and photos ({known['crops']} held-back crops): the taught deck reads "
-                 f"{known['taught']:.0%}, the default {known['default']:.0%}")
     if known["taught"] < known["default"] - FORGOT:
-        lines.append("warning: the taught deck reads the decks cribcam was trained on worse than the default: "
-                     "use it for this deck only")
+        lines.append(f"warning: the taught deck reads the decks cribcam was trained on worse than the default "
+                     f"({known['taught']:.0%} of {known['crops']} held-back corners, {known['default']:.0%} "
+                     f"untaught): use it for this deck only")
+    else:
+        lines.append(f"the usual decks still read as before ({known['taught']:.0%} of {known['crops']} held-back "
+                     f"corners of them, {known['default']:.0%} untaught)")
     return lines
+
+
+# What a deck kept of its lesson (``_choose``), in the player's words.
+KEPT_SAID = {
+    "ranks and suits": "it keeps what it learnt of both ranks and suits",
+    "ranks": "it keeps what it learnt of the ranks; its suits read as cribcam read them untaught, which was "
+             "as good on the cards held back",
+    "suits": "it keeps what it learnt of the suits; its ranks read as cribcam read them untaught, which was "
+             "as good on the cards held back",
+    "neither": "the lesson read the cards held back no better than cribcam does untaught: the deck reads as "
+               "cribcam does (and as its letters say)",
+}

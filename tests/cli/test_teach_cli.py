@@ -107,7 +107,8 @@ def test_teach_then_read_with_the_deck_then_remove_it(cribcam, shipped_models, l
     assert result.returncode == 0, result.stderr
     assert "queen.jpg: 1 card: QS" in result.stdout  # a photo of one card, named without a box
     assert "Still missing: AD 2D" in result.stdout and " QS" not in result.stdout.split("Still missing")[1]
-    assert "Training designs and photos (" in result.stdout
+    assert "Checked on " in result.stdout and "your deck now reads " in result.stdout  # the held-back check
+    assert "The usual decks still read as before (" in result.stdout or "Warning: the taught deck" in result.stdout
     assert "Its indices read " in result.stdout  # the lettering learnt
     assert "Taught the deck garden in " in result.stdout and "--deck garden" in result.stdout
     assert "teaching [" in result.stderr and " left" in result.stderr  # the progress bar

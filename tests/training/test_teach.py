@@ -150,6 +150,31 @@ def test_a_deck_lettered_differently_taught_from_two_suits_reads_the_other_two(s
     assert read["taught"] >= 7 and read["taught"] > read["bundled"], read
 
 
+def test_a_lesson_of_names_at_random_leaves_reading_as_it_was(shipped_models, heldout_deck, data):
+    """Six layout photos, each card named as another card of its photo at random: what such a
+    lesson teaches, the photos held back from it contradict; the deck keeps none of it."""
+    from types import SimpleNamespace as Named
+
+    from cribcam.vision import CardReader
+    from cribcam.vision.classifier import DeckClassifier, IndexClassifier
+
+    rng = np.random.default_rng(3)
+    rendered = {}
+    for k, suit in enumerate("CDHSCD"):
+        image, labels = layout.render_layout(heldout_deck, suit, seed=30 + k)
+        cards = sorted({label.code for label in labels})
+        wrong = dict(zip(cards, rng.permutation(cards)))
+        rendered[f"{suit}{k}"] = image, [Named(code=wrong[label.code], box=label.box) for label in labels]
+    deck = teach.teach(_named(CardReader(shipped_models), rendered), "at-random", shipped_models, QUICK)
+    assert deck.record["kept"] == "neither" and deck.record["checks"]["deck"]["held_back"] == "photos"
+    assert "no better than cribcam does untaught" in " ".join(teach.taught_sentences(deck.record))
+    bundled = IndexClassifier(shipped_models / "classifier.onnx")
+    image, labels = layout.render_layout(heldout_deck, "H", seed=99)
+    boxes = np.array([label.box for label in labels], np.float32)
+    assert np.allclose(DeckClassifier(deck.classifier, bundled)(image, boxes), bundled.read_crops(bundled.crops(image, boxes)),
+                       atol=1e-4)
+
+
 def test_a_deck_name_is_taught_once(taught, shipped_models, monkeypatch):
     monkeypatch.setenv(DATA_ENV, str(taught.data))
     with pytest.raises(DeckError, match="exists already"):
@@ -178,3 +203,19 @@ def test_teaching_says_why_it_cannot_teach(shipped_models, tmp_path, data, monke
     photo = layout.LayoutPhoto("p.jpg", np.zeros((50, 50, 3), np.uint8), [layout.FoundCard([[0, 0, 9, 9]], "5H")])
     with pytest.raises(ValueError, match="answers no features"):
         teach.teach([photo], "old", shipped_models, QUICK)
+
+
+def test_the_time_left_is_told_from_the_pace_of_the_work_done_not_of_the_preparing():
+    class Bundled:  # reads a chunk of crops a second, on the clock below
+        def read_with_features(self, crops):
+            clock.now += 1.0
+            return np.zeros((2, len(crops), 53)), np.zeros((2, len(crops), 4))
+
+    clock = SimpleNamespace(now=100.0)
+    told = []
+    started = clock.now - 30.0  # thirty seconds of preparing before the first chunk
+    cards, features = teach._features(Bundled(), np.zeros((10 * teach.CHUNK, 8, 8, 3)), started,
+                                      lambda stage, done, total: told.append((done, total)), lambda: clock.now)
+    assert features.shape == (2, 10 * teach.CHUNK, 4)
+    assert told[0] == (31.0, 40.0)  # 9 chunks left at a second each, not 31 seconds each
+    assert [total - done for done, total in told] == [9.0, 8.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0, 0.0]

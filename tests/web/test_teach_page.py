@@ -65,6 +65,12 @@ def test_teach_a_deck_on_the_page_then_read_with_it(browser, teaching_server, la
     assert clubs.first.get_attribute("data-card") == "AC"
     expect(page.locator("#missing")).to_contain_text("Still missing")
     expect(page.locator("#missing")).to_contain_text("2♥")  # no photo of the hearts
+    view = page.locator(".layout-view").first  # a thumbnail; tapped, the photo at full width
+    assert view.bounding_box()["width"] <= 330
+    view.click()
+    assert view.bounding_box()["width"] > 500
+    view.click()
+    assert view.bounding_box()["width"] <= 330
 
     clubs.first.click()  # the player fixes a name: the ace is typed as the ace of spades
     page.fill(".chip-edit", "as")
@@ -77,8 +83,10 @@ def test_teach_a_deck_on_the_page_then_read_with_it(browser, teaching_server, la
     expect(page.locator("#train-progress")).to_be_visible()
     expect(page.locator("#try")).to_be_visible(timeout=180_000)
     expect(page.locator("#count-panel")).to_be_visible()  # a hand can be read with it here now
-    expect(page.locator("#train-checks li")).to_have_count(3)  # the lettering learnt, then two checks
+    # The lettering learnt, the check on the corners held back, what the deck kept, the usual decks.
+    expect(page.locator("#train-checks li")).to_have_count(4)
     expect(page.locator("#train-checks li").first).to_contain_text("Its indices read ")
+    expect(page.locator("#train-checks li").nth(1)).to_contain_text("your deck now reads ")
     expect(page.locator("#train-left")).to_contain_text("Taught the deck page-deck")
     tab.shot("teach-02-taught")
     (deck,) = list_decks()

@@ -106,6 +106,8 @@ function photoView(photo) {
     }
   });
   view.append(img, svg);
+  view.title = "Tap to see the photo larger (or smaller again)";
+  view.addEventListener("click", () => view.classList.toggle("big"));
 
   const chips = document.createElement("div");
   chips.className = "chips";
