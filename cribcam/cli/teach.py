@@ -66,9 +66,12 @@ def run(args) -> int:
             raise UsageError(f"a deck cannot be taught here: {why_not}")
     photos = _named_photos(args)
     say = (lambda line: None) if args.json else print
-    for photo in photos:
-        names = " ".join(card.name or "?" for card in photo.cards)
+    for photo in photos:  # a name the reader proposed unsurely shows how sure it is, to check
+        names = " ".join(f"{card.name}? ({card.confidence:.2f})" if card.to_check else card.name or "?"
+                         for card in photo.cards)
         say(f"{photo.name}: {counted(len(photo.cards), 'card')}: {names or 'none found'}")
+    if any(card.to_check for photo in photos for card in photo.cards):
+        say("Names followed by ? are the reader's proposals it is not sure of: check them before teaching")
     problems = [p for photo in photos for p in photo.problems]
     for problem in problems:
         say(f"Problem: {problem}")

@@ -31,6 +31,10 @@ NO_INDEX_CEILING = 0.5  # ... unless the classifier is this sure it is no index
 SIZE_SPREAD = 1.6  # a box this many times larger or smaller than the photo's typical one is no index
 TEACH_FINDER_SCORE = 0.3  # a finder box this sure is an index; pips and court art score less
 PROPOSAL_FLOOR = 0.25  # a proposal less sure than this is no proposal: the player names it
+# A card named by a proposal less sure than this is to be checked: teaching waits for the player
+# to confirm or fix it (an unfamiliar deck is what teaching is for, and its court cards and aces
+# often read as a number, and look sure).
+SURE_PROPOSAL = 0.9
 
 
 @dataclass
@@ -42,12 +46,14 @@ class FoundCard:
         name: the card it will be taught as, or None while it has no name.
         proposal: what the current reader reads there (None: it cannot tell).
         confidence: how sure the current reader is of ``proposal``.
+        to_check: named by a proposal under ``SURE_PROPOSAL``: the player should confirm or fix it.
     """
 
     boxes: list[list[float]]
     name: str | None = None
     proposal: str | None = None
     confidence: float = 0.0
+    to_check: bool = False
 
     @property
     def centre(self) -> np.ndarray:
@@ -390,12 +396,13 @@ def name_by_proposals(photo: LayoutPhoto) -> None:
     unnamed = []
     for card in photo.cards:
         card.name = card.proposal
+        card.to_check = card.proposal is not None and card.confidence < SURE_PROPOSAL
         if card.proposal is None:
             unnamed.append(card)
     if unnamed:
         places = _listing([_place(card, photo.image) for card in unnamed])
         photo.problems.append(f"{photo.name}: the card{'s' if len(unnamed) > 1 else ''} {places} could not be "
-                              f"read: name {'them' if len(unnamed) > 1 else 'it'} on the teach page or in --labels")
+                              f"read: name {'them' if len(unnamed) > 1 else 'it'}")
 
 
 def name_by_labels(photo: LayoutPhoto, entry: dict, reader) -> None:
@@ -442,9 +449,11 @@ def name_one_card(photo: LayoutPhoto, code: str | None, reader) -> None:
         photo.problems.append(f"{photo.name}: no index found: photograph the card closer, its corners in view")
         return
     surest = max(found, key=lambda card: card.confidence)
-    photo.cards = [FoundCard(boxes, code or surest.proposal, surest.proposal, surest.confidence)]
+    photo.cards = [FoundCard(boxes, code or surest.proposal, surest.proposal, surest.confidence,
+                             to_check=code is None and surest.proposal is not None
+                             and surest.confidence < SURE_PROPOSAL)]
     if photo.cards[0].name is None:
-        photo.problems.append(f"{photo.name}: the card could not be read: name it on the teach page or in --labels")
+        photo.problems.append(f"{photo.name}: the card could not be read: name it")
 
 
 def _unfound(photo: LayoutPhoto, found: np.ndarray) -> list[str]:

@@ -82,12 +82,13 @@ def test_labelled_cards_the_finder_does_not_see_are_named(layouts):
 def test_cards_the_reader_cannot_propose_a_name_for_are_said_by_place():
     image = np.zeros((300, 300, 3), np.uint8)
     cards = [layout.FoundCard([[10, 10, 30, 40]], proposal=None),
-             layout.FoundCard([[200, 250, 220, 280]], proposal="5H", confidence=0.9)]
+             layout.FoundCard([[200, 250, 220, 280]], proposal="5H", confidence=0.9),
+             layout.FoundCard([[250, 10, 270, 40]], proposal="8C", confidence=0.6)]
     photo = layout.LayoutPhoto("any.jpg", image, cards)
     layout.name_by_proposals(photo)
-    assert [card.name for card in photo.cards] == [None, "5H"]
-    assert photo.problems == ["any.jpg: the card at the top left could not be read: name it on the teach page "
-                              "or in --labels"]
+    assert [card.name for card in photo.cards] == [None, "5H", "8C"]
+    assert [card.to_check for card in photo.cards] == [False, False, True]  # proposed under SURE_PROPOSAL
+    assert photo.problems == ["any.jpg: the card at the top left could not be read: name it"]
 
 
 def test_names_must_be_cards_and_once_a_photo():

@@ -5,6 +5,7 @@ test-artifacts/web/."""
 
 from __future__ import annotations
 
+import re
 import sys
 
 import cv2
@@ -229,3 +230,33 @@ def test_a_photo_of_one_card_names_every_index_found_as_that_card(teaching_serve
     assert card["name"] == "AC" and len(card["boxes"]) >= 1 and answer.get_json()["photo"]["one_card"]
     for bx1, by1, bx2, by2 in card["boxes"]:  # each on one of the ace's printed indices
         assert any(u1 <= (bx1 + bx2) / 2 + x1 <= u2 and v1 <= (by1 + by2) / 2 + y1 <= v2 for u1, v1, u2, v2 in ace)
+
+
+def test_a_name_the_reader_proposes_unsurely_waits_for_the_players_word(browser, teaching_server,  # noqa: F811
+                                                                       layout_photos, monkeypatch):
+    from cribcam.training import layout
+
+    monkeypatch.setattr(layout, "SURE_PROPOSAL", 1.01)  # every proposal unsure: the page's side of it
+    _, server = teaching_server
+    tab = Page(browser, server.url, DESKTOP)
+    page = tab.page
+    page.goto(server.url + "/teach")
+    expect(page.locator("body.ready")).to_have_count(1)
+    page.check('input[name="naming"][value="one"]')
+    expect(page.locator("#add-photos")).to_have_text("Add photos of one card each")
+    page.fill("#deck-name", "checked-deck")
+    page.set_input_files("#teach-input", [str(layout_photos[0])])
+    chip = page.locator(".layout-photo .chip").first
+    expect(chip).to_have_class("chip unsure")
+    expect(chip).to_contain_text("check")
+    expect(chip).to_have_attribute("aria-label", re.compile(r"not sure \(the reader is \d+ % sure\): confirm or fix"))
+    expect(page.locator("#to-check")).to_contain_text("1 name the reader is not sure of")
+    expect(page.locator("#train-button")).to_be_disabled()
+    tab.shot("teach-03-proposal-to-check")
+
+    chip.click()  # the player looks and keeps the name as it is
+    page.keyboard.press("Enter")
+    expect(page.locator(".layout-photo .chip.unsure")).to_have_count(0)
+    expect(page.locator("#to-check")).to_be_hidden()
+    expect(page.locator("#train-button")).to_be_enabled()
+    tab.close()

@@ -69,7 +69,13 @@ function render() {
   $("missing").textContent = !photos.length ? "" : missing.length
     ? `Still missing (${missing.length}): ${missing.map(cardText).join(" ")}`
     : "All 52 cards are named.";
-  $("train-button").disabled = teaching || !named.size;
+  // A name the reader proposed unsurely waits for the player's word before anything is taught.
+  const toCheck = photos.reduce((n, p) => n + p.cards.filter((c) => c.to_check && c.name).length, 0);
+  $("train-button").disabled = teaching || !named.size || toCheck > 0;
+  $("to-check").hidden = !toCheck;
+  $("to-check").textContent = toCheck
+    ? `${plural(toCheck, "name")} the reader is not sure of (marked "check"): tap each to confirm it or fix it, then teach.`
+    : "";
 }
 
 function photoView(photo) {
@@ -129,9 +135,13 @@ function photoView(photo) {
 function chip(photo, card, k) {
   const button = document.createElement("button");
   button.type = "button";
-  button.className = "chip" + (card.name ? "" : " unnamed");
+  const check = Boolean(card.to_check && card.name);
+  button.className = "chip" + (card.name ? "" : " unnamed") + (check ? " unsure" : "");
   button.dataset.card = card.name || "";
-  button.setAttribute("aria-label", `Card ${k + 1}: ${card.name ? cardText(card.name) : "not named"}; change it`);
+  const sure = card.proposal ? ` (the reader is ${Math.round(card.confidence * 100)} % sure)` : "";
+  button.title = check ? `Proposed by the reader${sure}: confirm or fix it` : "";
+  button.setAttribute("aria-label", `Card ${k + 1}: ${card.name ? cardText(card.name) : "not named"}`
+    + (check ? `, not sure${sure}: confirm or fix it` : "; change it"));
   const number = document.createElement("span");
   number.className = "number";
   number.textContent = k + 1;
@@ -139,6 +149,13 @@ function chip(photo, card, k) {
   face.className = "face" + (card.name && "HD".includes(card.name[1]) ? " red" : " black");
   face.textContent = card.name ? cardText(card.name) : "?";
   button.append(number, face);
+  if (check) {
+    const mark = document.createElement("span");
+    mark.className = "check-mark";
+    mark.setAttribute("aria-hidden", "true");
+    mark.textContent = "check";
+    button.append(mark);
+  }
   button.addEventListener("click", () => editName(button, photo, card));
   return button;
 }
@@ -161,6 +178,7 @@ function editName(button, photo, card) {
         setStatus(`"${input.value}" is not a card: type a rank and a suit, like 8C, 10H or QS.`, true);
       } else {
         card.name = code;
+        card.to_check = false; // the player's word: confirmed as it is, or fixed
         setStatus("");
       }
     }
@@ -278,11 +296,14 @@ $("try-input").addEventListener("change", (event) => {
   event.target.value = "";
   readWithDeck(file);
 });
+// The photo button says what the mode chosen takes.
+const ADD_PHOTOS = { layout: "Add layout photos", any: "Add photos of the cards", one: "Add photos of one card each" };
 for (const radio of document.querySelectorAll('input[name="naming"]')) {
   radio.addEventListener("change", () => {
     const layout = naming() === "layout";
     $("next-suit").hidden = !layout;
     $("next-suit-label").hidden = !layout;
+    $("add-photos").textContent = ADD_PHOTOS[naming()];
   });
 }
 $("train-button").addEventListener("click", train);
