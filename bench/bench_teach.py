@@ -242,7 +242,8 @@ def main() -> None:
             real = evaluate(val_images, val_labels, env, name)
             results["decks"][name] = {
                 "taught_from": f"4 rendered layouts, {len(record['cards'])} cards named by the layout",
-                "seconds": round(seconds), "loadavg_before_teaching": busy, "checks": record["checks"],
+                "seconds": round(seconds), "loadavg_before_teaching": busy, "kept": record.get("kept"),
+                "checks": record["checks"],
                 "deck_before": figures(before["subsets"][name]), "deck_after": figures(heldout["subsets"][name]),
                 "real_val_before": figures(default_real["overall"]), "real_val_after": figures(real["overall"])}
 
@@ -264,7 +265,8 @@ def main() -> None:
             real = evaluate(val_images, val_labels, env, alphabet)
             results["decks"][alphabet] = {
                 "deck": deck.name, "taught_from": "rendered layouts of the clubs and diamonds, --labels",
-                "seconds": round(seconds), "loadavg_before_teaching": busy, "checks": record["checks"],
+                "seconds": round(seconds), "loadavg_before_teaching": busy, "kept": record.get("kept"),
+                "checks": record["checks"],
                 "lettered_of_hearts_and_spades_before": lettered_cards(folder, unseen, None),
                 "lettered_of_hearts_and_spades_after": lettered_cards(folder, unseen, alphabet),
                 "hearts_and_spades_before": figures(evaluate(folder, unseen_labels, env)["overall"]),

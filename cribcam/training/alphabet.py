@@ -63,7 +63,8 @@ def likeliest_texts(reader: RankReader, photos: Path, labels: dict) -> dict[str,
     the standard text is the likeliest).
 
     The candidates are the standard text and the commonest spellings of the rank's indices
-    (one or two letters or digits); ``PER_RANK`` indices of a rank are read.
+    that a deck may print for a rank (``_printed_as_rank``); ``PER_RANK`` indices of a rank
+    are read.
     """
     shown: dict[str, list] = {}
     for image_name, entry in sorted(labels.items()):
@@ -74,8 +75,7 @@ def likeliest_texts(reader: RankReader, photos: Path, labels: dict) -> dict[str,
     for rank, boxes in shown.items():
         log_probs, owners = _read(reader, photos, boxes)
         standard = RANK_TEXTS[RANKS.index(rank)]
-        spelt = Counter(s for s in reader.spell(log_probs)
-                        if 0 < len(s) <= LONGEST and all(map(_printed_on_cards, s)))
+        spelt = Counter(s for s in reader.spell(log_probs) if _printed_as_rank(s))
         candidates = list(dict.fromkeys([standard, *(s for s, _ in spelt.most_common(SPELLINGS))]))
         scores = reader.likelihoods(log_probs, owners, len(boxes), reader.encode(candidates))
         readable = np.isfinite(scores).all(axis=1)
@@ -84,6 +84,14 @@ def likeliest_texts(reader: RankReader, photos: Path, labels: dict) -> dict[str,
             best = int(per_index.argmax())
             likeliest[rank] = (candidates[best], float(per_index[best] - per_index[0]))
     return likeliest
+
+
+def _printed_as_rank(text: str) -> bool:
+    """Whether a deck may print ``text`` for a rank: one or two characters (``LONGEST``), a
+    capital letter or a digit first ("V", "1", "10", "Kn"), then a letter or digit. A lone
+    small letter is a misreading: a real Dutch queen's "V" was read as "n", and learnt so."""
+    return 0 < len(text) <= LONGEST and all(map(_printed_on_cards, text)) and \
+        (text[0].isdigit() or text[0].isupper())
 
 
 def _printed_on_cards(character: str) -> bool:

@@ -75,3 +75,10 @@ def test_a_standard_deck_misread_a_little_keeps_its_standard_texts(rank_reader, 
     text, margin = likeliest_texts(rank_reader, tmp_path, labels)["J"]
     assert text != "J" and 0 < margin < MARGIN
     assert learn_texts(rank_reader, tmp_path, labels) == RANK_TEXTS
+
+
+def test_a_rank_is_printed_as_a_capital_or_a_digit_first_never_a_lone_small_letter():
+    from cribcam.training.alphabet import _printed_as_rank
+
+    assert all(map(_printed_as_rank, ["V", "1", "10", "Kn", "Д", "B"]))
+    assert not any(map(_printed_as_rank, ["n", "i", "à", "kn", "", "100", "V?", "鬼"]))
