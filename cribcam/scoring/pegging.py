@@ -183,7 +183,7 @@ def score_play(plays: Iterable[Play | str] | str, players: Iterable[str] | None 
     plays = [p if isinstance(p, Play) else Play.parse(p) for p in plays]
     _check_cards(plays)
     order = _seating(plays, players)
-    table = _Table(order, hand_size)
+    table = OrderOfPlay(order, hand_size)
     events: list[PegEvent] = []
     for number, play in enumerate(plays, 1):
         table.check(play, number)
@@ -214,8 +214,13 @@ def _seating(plays: list[Play], players: Iterable[str] | None) -> list[str]:
     return order
 
 
-class _Table:
-    """The order of play as the turns come: whose turn it is, the count, who said go."""
+class OrderOfPlay:
+    """The order of play as the turns come: whose turn it is, the count, who said go.
+
+    ``score_play`` feeds it a written play; ``game.table_play.TablePlay`` the turns of a play
+    watched as it happens. ``check`` refuses a turn out of order; ``take`` scores one it let
+    through, and may add the go point (or last) to the last card of the count it closes.
+    """
 
     def __init__(self, order: list[str], hand_size: int | None):
         self.order = order

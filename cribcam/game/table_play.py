@@ -1,0 +1,181 @@
+"""The play as it happens at the table: card by card, go by go, each peg announced.
+
+The engine the live pegging page and ``cribcam live --play`` share (issue 33): whatever sees a
+card laid (a camera, a tap) tells it ``lay(player, card)``; a player who cannot play tells it
+``go(player)``. It keeps the order of play and the count by the rules of
+``scoring.pegging`` (``OrderOfPlay``: one place for them) and answers each step with what
+to say aloud and what it pegs ("fifteen for two", "thirty-one for two", "pair royal for six",
+"run of three for three", "one for the go", "one for last"). A move the rules refuse is
+explained, not crashed on (``PlayRefused``): a card out of turn, a card that would pass 31
+("that makes 34: say go"), a card laid twice, a go with a card that fits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cribcam.scoring import rules
+from cribcam.scoring.cards import Card, CardError
+from cribcam.scoring.pegging import OrderOfPlay, PegEvent, Play, Played
+from cribcam.scoring.show import Item
+
+_NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 12: "twelve"}
+_PAIRS = {2: "a pair", 6: "pair royal", 12: "double pair royal"}
+
+
+class PlayRefused(ValueError):
+    """A move the rules do not allow here; the message says why and what to do, to be said."""
+
+
+@dataclass(frozen=True)
+class Announcement:
+    """One step of the play.
+
+    Attributes:
+        player: who laid the card or said go.
+        card: the card's code, or None for a go.
+        count: the running count after it.
+        pegged: the points each player pegs on this step (a go can peg the player who laid
+            the last card: one for the go).
+        said: what is announced aloud ("15, fifteen for two", "go: one for the go to Ann").
+        next_player: whose turn it is now (None once the play is over).
+    """
+
+    player: str
+    card: str | None
+    count: int
+    pegged: dict[str, int]
+    said: str
+    next_player: str | None
+
+    @property
+    def points(self) -> int:
+        """What the player of this step pegs."""
+        return self.pegged.get(self.player, 0)
+
+    def as_dict(self) -> dict:
+        out = {"player": self.player, "count": self.count, "points": self.points, "said": self.said,
+               "pegged": self.pegged, "next": self.next_player}
+        return {**out, "card": self.card} if self.card else {**out, "go": True}
+
+
+@dataclass
+class TablePlay:
+    """One deal's play, watched as it happens.
+
+    Args:
+        players: the players in seating order (each one's left is the next).
+        dealer: who dealt; the player on his left (the pone, with two) leads.
+        hand_size: the cards each player holds for the play (4; 3 in five-card cribbage).
+    """
+
+    players: list[str]
+    dealer: str
+    hand_size: int = 4
+    steps: list[Announcement] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if len(self.players) < 2 or len(set(self.players)) != len(self.players):
+            raise ValueError(f"the play needs two players or more, each named once, not {', '.join(self.players)}")
+        if self.dealer not in self.players:
+            raise ValueError(f"the dealer {self.dealer!r} is not one of the players ({', '.join(self.players)})")
+        start = (self.players.index(self.dealer) + 1) % len(self.players)
+        self._order = OrderOfPlay(self.players[start:] + self.players[:start], self.hand_size)
+        self._laid: set[str] = set()
+        self._events: list[PegEvent] = []
+
+    @property
+    def turn(self) -> str | None:
+        """Whose turn it is (None once every card is played)."""
+        return self._order.turn
+
+    @property
+    def count(self) -> int:
+        return self._order.count
+
+    @property
+    def totals(self) -> dict[str, int]:
+        """Each player's pegs in the play so far."""
+        totals = dict.fromkeys(self.players, 0)
+        for step in self.steps:
+            for player, points in step.pegged.items():
+                totals[player] += points
+        return totals
+
+    def lay(self, player: str, card: str) -> Announcement:
+        """A card laid face up by ``player``: its count and pegs.
+
+        Raises:
+            PlayRefused: not a card, a card on the table already, not this player's turn, or
+                a card that would pass 31.
+        """
+        try:
+            code = Card.from_code(card).code
+        except CardError as exc:
+            raise PlayRefused(str(exc)) from None
+        if code in self._laid:
+            raise PlayRefused(f"the {code} is on the table already: a deck has one")
+        played = Played.parse(code)
+        if player == self.turn and self._order.series and self.count + played.value > rules.THIRTY_ONE:
+            raise PlayRefused(f"that makes {self.count + played.value}: {player} says go")
+        step = self._take(Play(self._known(player), played))
+        self._laid.add(code)
+        return step
+
+    def go(self, player: str) -> Announcement:
+        """``player`` says go: he cannot play under 31.
+
+        Raises:
+            PlayRefused: not this player's turn, or he holds a card that fits.
+        """
+        return self._take(Play(self._known(player), None))
+
+    def _known(self, player: str) -> str:
+        if player not in self.players:
+            raise PlayRefused(f"{player!r} is not one of the players ({', '.join(self.players)})")
+        return player
+
+    def _take(self, play: Play) -> Announcement:
+        if self.turn is None:
+            raise PlayRefused("the play is over: every card is played")
+        closing = self._order.series[-1] if self._order.series else None  # may take the go point
+        before = len(closing.items) if closing else 0
+        try:
+            self._order.check(play, len(self._events) + 1)
+        except CardError as exc:  # a TurnError: out of turn, or a go with a card that fits
+            raise PlayRefused(str(exc).split(": ", 1)[-1]) from None
+        event = self._order.take(play)
+        self._events.append(event)
+        pegged: dict[str, int] = {}
+        if event.points:
+            pegged[play.player] = event.points
+        closed = closing.items[before:] if closing is not None and closing is not event else []
+        for item in closed:  # the go (or last) point of the count this go closed
+            pegged[closing.play.player] = pegged.get(closing.play.player, 0) + item.points
+        step = Announcement(play.player, play.card and play.card.code, event.count, pegged,
+                            _said(event, closing.play.player if closed else None, closed), self.turn)
+        self.steps.append(step)
+        return step
+
+
+def _said(event: PegEvent, closer: str | None, closed: list[Item]) -> str:
+    """The words for a step: the count and each score ("24, run of three for three"), or
+    "go" and the point it gives ("go: one for the go to Ann")."""
+    closing = [f"{_item_said(item)} to {closer}" for item in closed]
+    if event.play.card is None:
+        return ": ".join(["go", *closing])
+    # A card that leads a new count after a go not said closes the count before it.
+    return "; ".join([*closing, ", ".join([str(event.count), *map(_item_said, event.items)])])
+
+
+def _item_said(item: Item) -> str:
+    points = _NUMBERS.get(item.points, str(item.points))
+    if item.kind == "pair":
+        return f"{_PAIRS[item.points]} for {points}"
+    if item.kind == "run":
+        return f"run of {_NUMBERS.get(len(item.cards), len(item.cards))} for {points}"
+    if item.kind == "go":
+        return f"{points} for the go"
+    if item.kind == "last":
+        return f"{points} for last"
+    return f"{item.kind} for {points}"  # fifteen, thirty-one
