@@ -68,6 +68,9 @@ def add_parser(subparsers) -> None:
     clip.add_argument("--fps", type=int, default=10, help="frames per second (default 10)")
     clip.add_argument("--size", default="640x480", help="frame size WIDTHxHEIGHT (default 640x480)")
     clip.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    clip.add_argument("--play", type=int, metavar="PLAYERS",
+                      help="a clip of the play instead: 2 to 4 players lay their cards one at a time, each lying "
+                           "still --seconds (follow it with cribcam live --play: its record gives the goes)")
     clip.set_defaults(handler=run_clip)
 
 
@@ -142,6 +145,8 @@ def run_clip(args) -> int:
         width, height = (int(v) for v in args.size.lower().split("x"))
     except ValueError:
         raise UsageError(f"--size must be WIDTHxHEIGHT, like 640x480, not {args.size!r}") from None
+    if args.play is not None:
+        return _play_clip(args, width, height)
     spec = ClipSpec(args.hands, args.seconds, args.transition_frames, args.fps, width, height,
                     args.seed)
     try:
@@ -158,6 +163,36 @@ def run_clip(args) -> int:
               f"starter {hand['starter']}: {hand['total']}")
     print(f"{record['frames']} frames at {spec.fps} fps, {width}x{height}, deck {record['deck']} "
           f"-> {args.out} and {record_path(args.out)}")
+    return 0
+
+
+PLAYERS = ("Ann", "Bob", "Cat", "Dan")  # the players of a clip of the play, in seating order
+
+
+def _play_clip(args, width: int, height: int) -> int:
+    from cribcam.datagen.clips import record_path
+    from cribcam.datagen.play_clips import PlaySpec, write_play_clip
+
+    players = PLAYERS[:args.play]
+    spec = PlaySpec(players, 4 if len(players) < 4 else 3, args.seconds, args.transition_frames, args.fps,
+                    width, height, args.seed)
+    try:
+        if not 2 <= args.play <= 4:
+            raise ValueError(f"--play takes 2 to 4 players, not {args.play}")
+        spec.check()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.out.suffix.lower() != ".y4m":
+        raise UsageError(f"--out must name a .y4m file, not {args.out.name}")
+    decks = _decks("heldout", "data clip",
+                   "the clip shows cards of the held-out deck designs (never seen in training)")
+    record = write_play_clip(args.out, spec, decks)
+    for step in record["steps"]:
+        print(f"frame {step['frame']:>4} {step['player']}: {step.get('card', 'go')}: {step['event']['said']}")
+    goes = " ".join(f"--go {said}" for said in record["goes"])
+    print(f"{record['frames']} frames at {spec.fps} fps, {width}x{height}, deck {record['deck']} -> {args.out} "
+          f"and {record_path(args.out)}; follow it with: cribcam live --play --video {args.out} --headless --out - "
+          f"--players {' '.join(players)} --dealer {record['dealer']} {goes}".rstrip())
     return 0
 
 

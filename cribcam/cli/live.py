@@ -22,7 +22,8 @@ def add_parser(subparsers) -> None:
                     "install) on the live page of the web app, served here and opened in the "
                     "browser. With --headless and --out, write one JSON line per locked hand.",
         epilog="examples: cribcam live (the browser's live page, or a window); cribcam live "
-               "--video hands.y4m --headless --out -")
+               "--video hands.y4m --headless --out -; cribcam live --play --video play.y4m --headless "
+               "--players Ann Bob --dealer Bob --go 120:Bob --out events.jsonl")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--camera", type=int, default=None,
                         help="camera index (default 0; on the live page the browser chooses)")
@@ -38,6 +39,14 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--agree", type=int, default=5, help="frames that must agree to lock")
     parser.add_argument("--model", type=Path, metavar="DIR",
                         help="folder with finder.onnx and classifier.onnx (default: the bundled models)")
+    play = parser.add_argument_group("the play (pegging)", "watch the play instead of the show: each card "
+                                     "laid face up and still for half a second is the card of the player whose "
+                                     "turn it is; one JSON line per card, go or refused move, then the totals")
+    play.add_argument("--play", action="store_true", help="watch the play (with --headless --out)")
+    play.add_argument("--players", nargs="+", metavar="NAME", help="the players in seating order")
+    play.add_argument("--dealer", metavar="NAME", help="who dealt: the player on his left leads")
+    play.add_argument("--go", action="append", default=[], metavar="FRAME:NAME",
+                      help="NAME says go just before frame FRAME (0 is the first); again for each go")
     add_deck_option(parser)
     add_count_options(parser, starter_required=False)
     parser.set_defaults(handler=run)
@@ -83,6 +92,8 @@ def run(args) -> int:
     from cribcam.vision.report import expected_cards
 
     how = mode(args)
+    if args.play:
+        return _play(args, how)
     if args.video is not None and not args.video.is_file():
         raise UsageError(f"no such video: {args.video}")
     try:  # the settings first: a mistake there is said without waiting for the model
@@ -121,6 +132,55 @@ def run(args) -> int:
             cv2.destroyAllWindows()
     if args.video is not None:  # a camera is stopped by the player; a video ends, and says so
         print(f"cribcam live: {args.video.name} ended: {summary.sentence()}", file=sys.stderr)
+    return 0
+
+
+def _play(args, how: str) -> int:
+    """``cribcam live --play``: the play's events as JSON lines (``live.play.follow_play``)."""
+    import json
+
+    import cv2
+
+    from cribcam.game.table_play import TablePlay
+    from cribcam.live import desktop
+    from cribcam.live.play import follow_play
+    from cribcam.vision.report import expected_cards
+
+    if how != "headless":
+        raise UsageError("--play writes the play's events: add --headless --out FILE (or --out -)")
+    if not args.players or not args.dealer:
+        raise UsageError("--play needs the players in seating order and the dealer: --players Ann Bob --dealer Bob")
+    hand_size = rules.VARIANTS[args.variant].hand_size
+    try:
+        table = TablePlay(args.players, args.dealer, hand_size)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    goes: dict[int, list[str]] = {}
+    for said in args.go:
+        frame, _, player = said.partition(":")
+        if not frame.isdigit() or player not in args.players:
+            raise UsageError(f"--go {said}: give FRAME:NAME, a frame number and one of the players "
+                             f"({', '.join(args.players)})")
+        goes.setdefault(int(frame), []).append(player)
+    if args.video is not None and not args.video.is_file():
+        raise UsageError(f"no such video: {args.video}")
+    camera = 0 if args.camera is None else args.camera
+    reader = open_reader(args.model, args.deck)
+    capture = cv2.VideoCapture(str(args.video) if args.video else camera)
+    if not capture.isOpened():
+        raise UsageError(f"cannot open {'video ' + str(args.video) if args.video else f'camera {camera}'}")
+    # A play's table shows every card laid so far: read without a count to keep to.
+    events = follow_play(desktop.frames(capture), partial(reader.read, starter=False,
+                                                          expected=hand_size * len(args.players)),
+                         table, capture.get(cv2.CAP_PROP_FPS) or 30.0, goes)
+    out = sys.stdout if str(args.out) == "-" else args.out.open("w")
+    try:
+        for event in events:
+            print(json.dumps(event, ensure_ascii=False), file=out, flush=True)
+    finally:
+        capture.release()
+        if out is not sys.stdout:
+            out.close()
     return 0
 
 

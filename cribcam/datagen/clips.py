@@ -159,9 +159,9 @@ def render_clip(spec: ClipSpec, decks: list):
         if i and spec.transition_frames:
             steps = spec.transition_frames + 1
             transitions.append([len(frames), len(frames) + spec.transition_frames - 1])
-            frames += [_moving(stills[i - 1], still, k / steps, spec.width) for k in range(1, steps)]
+            frames += [moving_frame(stills[i - 1], still, k / steps, spec.width) for k in range(1, steps)]
         hands[i]["first_frame"] = len(frames)
-        frames += [_noisy(rng, still) for _ in range(spec.hold_frames)]
+        frames += [noisy_frame(rng, still) for _ in range(spec.hold_frames)]
         hands[i]["last_frame"] = len(frames) - 1
     record = {"format": "y4m", **asdict(spec), "frames": len(frames),
               "deck": deck.name, "deck_split": deck.split, "deck_licence": deck.licence,
@@ -169,12 +169,12 @@ def render_clip(spec: ClipSpec, decks: list):
     return frames, record
 
 
-def _noisy(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
+def noisy_frame(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
     noise = rng.normal(0.0, NOISE, image.shape).astype(np.float32)
     return np.clip(image + noise, 0, 255).astype(np.uint8)
 
 
-def _moving(before: np.ndarray, after: np.ndarray, t: float, width: int) -> np.ndarray:
+def moving_frame(before: np.ndarray, after: np.ndarray, t: float, width: int) -> np.ndarray:
     """A frame of one hand giving way to the next, smeared as a moving hand is."""
     mixed = cv2.addWeighted(before, 1.0 - t, after, t, 0.0)
     length = max(3, round(BLUR * width / 640)) | 1

@@ -1,0 +1,149 @@
+"""Test clips of the play: cards laid one at a time under a fixed camera, a hand's blur between.
+
+Each player holds four cards (a ``Deal``) and lays them face up in a row in front of himself,
+in the order of play: the player whose turn it is lays the first of his cards that keeps the
+count at 31 or under, or says go (``game.table_play.TablePlay`` keeps the turns and the
+count, so the clip's record holds the events the play must give). The table is one synthetic
+scene per card laid (``scenes.compose``), held still for a while; a few blurred frames (the
+hand reaching in) lead to the next. The record says, for each step, the frame from which its
+card lies there, or the frame before which its go is said (``cribcam live --play --go``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from cribcam.datagen import textures
+from cribcam.datagen.assets import make_assets
+from cribcam.datagen.camera import look_at
+from cribcam.datagen.clips import FILL, moving_frame, noisy_frame, record_path, write_y4m
+from cribcam.datagen.layouts import Deal, Item, Layout, card_extent
+from cribcam.datagen.scenes import compose
+from cribcam.game.table_play import PlayRefused, TablePlay
+from cribcam.scoring.pegging import Played
+
+ROW_GAP = 1.7  # table units between two players' rows of cards laid (a card is 1 wide, 1.4 long)
+STEP = 1.15  # between two cards of a row
+
+
+@dataclass(frozen=True)
+class PlaySpec:
+    """What a clip of the play shows.
+
+    Attributes:
+        players: the players' names in seating order; the last deals, the first leads.
+        hand_size: the cards each lays.
+        hold_seconds: how long the table lies still after each card.
+        transition_frames: blurred frames as a card is laid.
+        fps: frames per second.
+        width: frame width in pixels.
+        height: frame height in pixels.
+        seed: the random seed.
+    """
+
+    players: tuple[str, ...] = ("Ann", "Bob")
+    hand_size: int = 4
+    hold_seconds: float = 1.0
+    transition_frames: int = 3
+    fps: int = 10
+    width: int = 640
+    height: int = 480
+    seed: int = 0
+
+    @property
+    def hold_frames(self) -> int:
+        return round(self.hold_seconds * self.fps)
+
+    def check(self) -> None:
+        """Raises ValueError for a spec no clip of the play can follow."""
+        if not 2 <= len(self.players) <= 4 or len(set(self.players)) != len(self.players):
+            raise ValueError(f"a clip of the play has 2 to 4 players, each named once, not {', '.join(self.players)}")
+        if not 1 <= self.hand_size <= 4:
+            raise ValueError(f"each player lays 1 to 4 cards, not {self.hand_size}")
+        if self.fps < 1 or self.hold_frames < 1 or self.transition_frames < 0:
+            raise ValueError("fps and hold_seconds must give each card a frame at least, and "
+                             "transition_frames must be 0 or more")
+        if self.width < self.height or self.width % 2 or self.height % 2 or self.height < 64:
+            raise ValueError("frames must be landscape (width at least height), even sizes, at least 64 pixels high")
+
+
+def play_order(spec: PlaySpec, rng: np.random.Generator) -> tuple[dict, list[dict]]:
+    """Each player's cards, and the play's steps in order: ``{"player", "card"}`` or
+    ``{"player", "go": True}``, each with what ``TablePlay`` answers to it."""
+    deal = Deal(rng)
+    hands = {player: deal.take(spec.hand_size) for player in spec.players}
+    table = TablePlay(list(spec.players), spec.players[-1], spec.hand_size)
+    left = {player: list(cards) for player, cards in hands.items()}
+    steps = []
+    while table.turn is not None:
+        player = table.turn
+        fits = [c for c in left[player] if table.count + Played.parse(c).value <= 31]
+        try:
+            step = table.lay(player, fits[0]) if fits else table.go(player)
+        except PlayRefused:  # a go with a card that fits is refused: there is none here
+            raise AssertionError("the clip's play broke its own rules") from None
+        if fits:
+            left[player].remove(fits[0])
+        steps.append({"player": player, **({"card": fits[0]} if fits else {"go": True}), "event": step.as_dict()})
+    return hands, steps
+
+
+def render_play_clip(spec: PlaySpec, decks: list):
+    """The clip's frames (BGR, ``spec.height`` x ``spec.width``) and its record."""
+    spec.check()
+    rng = np.random.default_rng([spec.seed, 0x9E6])
+    deck_index = int(rng.integers(len(decks)))
+    assets = make_assets([decks[deck_index]], spec.seed, n_surfaces=len(textures.SURFACES))
+    deck = assets.decks[0]
+    aspect = deck.height / deck.width
+    hands, steps = play_order(spec, rng)
+    rows = {player: (k - (len(spec.players) - 1) / 2) * ROW_GAP for k, player in enumerate(spec.players)}
+    slots = {player: [] for player in spec.players}
+    every = [Item("card", (i - (spec.hand_size - 1) / 2) * STEP, rows[p], 0.0, hands[p][i], "table")
+             for p in spec.players for i in range(spec.hand_size)]
+    x0, y0, x1, y1 = card_extent(Layout("play", every, None, aspect))
+    card_px = FILL * min(spec.width / (x1 - x0), spec.height / (y1 - y0))
+    camera = look_at(((x0 + x1) / 2, (y0 + y1) / 2), card_px, tilt=float(rng.uniform(5, 12)),
+                     azimuth=0.0, roll=float(rng.normal(0, 2)), size=spec.width)
+    top = (spec.width - spec.height) // 2
+    table_seed = int(rng.integers(2**31))
+    frames: list[np.ndarray] = []
+    still = None
+    for step in steps:
+        if "go" in step:  # said before the next card's frames: at the frame to come
+            step["frame"] = len(frames)
+            continue
+        player = step["player"]
+        slots[player].append(Item("card", (len(slots[player]) - (spec.hand_size - 1) / 2) * STEP
+                                  + float(rng.normal(0, 0.04)), rows[player] + float(rng.normal(0, 0.04)),
+                                  float(rng.normal(0, 4.0)), step["card"], "table"))
+        layout = Layout("play", [item for p in spec.players for item in slots[p]], None, aspect)
+        scene = compose(np.random.default_rng(table_seed), layout, camera, deck, assets, {"name": "plain"},
+                        photographic=False)
+        after = scene.image[top:top + spec.height]
+        if still is not None:
+            frames += [moving_frame(still, after, k / (spec.transition_frames + 1), spec.width)
+                       for k in range(1, spec.transition_frames + 1)]
+        step["frame"] = len(frames)
+        frames += [noisy_frame(rng, after) for _ in range(spec.hold_frames)]
+        still = after
+    record = {"format": "y4m", **asdict(spec), "frames": len(frames), "deck": deck.name, "deck_split": deck.split,
+              "deck_licence": deck.licence, "hands": hands, "dealer": spec.players[-1], "steps": steps,
+              "goes": [f"{step['frame']}:{step['player']}" for step in steps if "go" in step]}
+    return frames, record
+
+
+def write_play_clip(path: str | Path, spec: PlaySpec, decks: list) -> dict:
+    """Renders a clip of the play to ``path`` (``.y4m``) and its record beside it; returns the record."""
+    path = Path(path)
+    if path.suffix.lower() != ".y4m":
+        raise ValueError(f"clips are written as Y4M: name the file .y4m, not {path.name}")
+    frames, record = render_play_clip(spec, decks)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_y4m(path, frames, spec.fps)
+    record_path(path).write_text(json.dumps(record, indent=1) + "\n")
+    return record

@@ -1,0 +1,95 @@
+"""Seeing a card laid in the play: a card new to the table that lies still for a moment.
+
+Frame after frame the reader reads the cards in view. A card counts as laid when it has been
+read, where it lies, in ``STILL_FOR`` seconds of frames running (a frame or two missed is
+forgiven: a hand reaching over it, a blur) and it was never laid before. A card read only while
+a hand moves it is not laid: the reading of a passing blur rarely holds still long enough. A
+card moved a little after it was laid, turned face down, or taken away is not laid again: the
+play counts each card once (``game.table_play`` refuses a card laid twice anyway). A card the
+play refused (out of turn, past 31) is ``refused``: once it has left the table it may be laid
+again, as it would be when its turn comes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cribcam.vision.reading import Reading, SeenCard
+
+STILL_FOR = 0.5  # seconds a card lies still, where it lies, to count as laid
+MISSED = 2  # frames running a card may go unread (a hand over it) and still be lying still
+# Index sizes a card's corner may move between frames and still lie still. Measured corner to
+# corner (the nearest two), not centre to centre: a card read from one corner in one frame and
+# from two in the next has not moved.
+SAME_PLACE = 1.0
+
+
+@dataclass
+class _Candidate:
+    corners: np.ndarray  # (n, 2) the centres of the index boxes it was last read from
+    size: float
+    frames: int  # frames running it was read still
+    missed: int = 0  # frames since it was last read
+    first: int = 0  # the frame it was first read on
+
+
+class LaidCards:
+    """Follows the cards of a play frame by frame and says which are newly laid.
+
+    Args:
+        fps: the frames per second of the camera or video.
+        still_for: seconds a new card must lie still to count as laid.
+    """
+
+    def __init__(self, fps: float, still_for: float = STILL_FOR):
+        self.frames_needed = max(1, round(fps * still_for))
+        self.laid: dict[str, np.ndarray] = {}  # each card laid, and its corners' centres
+        self._candidates: dict[str, _Candidate] = {}
+        self._refused: dict[str, int] = {}  # cards laid but refused: frames running they have been gone
+        self._frame = -1
+
+    def refused(self, code: str) -> None:
+        """The play refused this card: it counts as not laid once it has left the table."""
+        self._refused[code] = 0
+
+    def update(self, reading: Reading) -> list[SeenCard]:
+        """This frame's reading; the cards it sees newly laid, in the order they came."""
+        self._frame += 1
+        in_view = {card.card for card in reading.cards}
+        for code in list(self._refused):
+            self._refused[code] = 0 if code in in_view else self._refused[code] + 1
+            if self._refused[code] > MISSED:  # taken back: it may be laid again
+                del self._refused[code], self.laid[code]
+        seen = {card.card: card for card in reading.cards if card.card not in self.laid}
+        for code, candidate in list(self._candidates.items()):
+            if code not in seen:
+                candidate.missed += 1
+                if candidate.missed > MISSED:
+                    del self._candidates[code]
+        for code, card in seen.items():
+            corners, size = _where(card)
+            candidate = self._candidates.get(code)
+            if candidate is not None and _nearest(corners, candidate.corners) <= SAME_PLACE * size:
+                candidate.frames, candidate.missed, candidate.corners = candidate.frames + 1, 0, corners
+            else:  # new here, or moved: lying still from now
+                self._candidates[code] = _Candidate(corners, size, 1, first=self._frame)
+        newly = sorted((c for c in self._candidates.items() if c[1].frames >= self.frames_needed),
+                       key=lambda item: item[1].first)
+        for code, candidate in newly:
+            self.laid[code] = candidate.corners
+            del self._candidates[code]
+        return [seen[code] for code, _ in newly]
+
+
+def _where(card: SeenCard) -> tuple[np.ndarray, float]:
+    """The centres of a card's index boxes, and their size."""
+    boxes = np.asarray(card.boxes, np.float64).reshape(-1, 4)
+    return (boxes[:, :2] + boxes[:, 2:]) / 2, float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0],
+                                                                           boxes[:, 3] - boxes[:, 1])))
+
+
+def _nearest(a: np.ndarray, b: np.ndarray) -> float:
+    """The distance between the nearest two of two sets of points."""
+    return float(np.linalg.norm(a[:, None, :] - b[None, :, :], axis=2).min())

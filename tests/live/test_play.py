@@ -1,0 +1,93 @@
+"""Watching the play: scripted frames through follow_play, and `cribcam live --play` on a clip."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from cribcam.datagen.play_clips import PlaySpec, write_play_clip
+from cribcam.game.table_play import TablePlay
+from cribcam.live.play import follow_play
+from cribcam.vision.reading import Reading, SeenCard
+
+FPS = 10.0
+
+
+def scripted(tables: list[list[str]], hold: int = 6):
+    """Frames showing each table in turn (``hold`` frames each), and a reader that reads from a
+    frame the cards its table shows, each in its own place."""
+    frames = [np.full((48, 64, 3), 20 * k, np.uint8) for k, _ in enumerate(tables) for _ in range(hold)]
+
+    def read(image) -> Reading:
+        cards = tables[int(image[0, 0, 0]) // 20]
+        return Reading(tuple(SeenCard(code, 0.9, ((100.0 * i, 0.0, 100.0 * i + 20, 30.0),))
+                             for i, code in enumerate(cards)), width=64, height=48)
+
+    return frames, read
+
+
+def test_each_card_laid_is_the_card_of_the_player_whose_turn_it_is():
+    frames, read = scripted([[], ["5H"], ["5H", "TD"], ["5H", "TD", "5S"]])
+    events = list(follow_play(frames, read, TablePlay(["Ann", "Bob"], "Bob"), FPS))
+    assert [(e["player"], e["card"], e["said"]) for e in events[:-1]] == \
+        [("Ann", "5H", "5"), ("Bob", "TD", "15, fifteen for two"), ("Ann", "5S", "20")]
+    assert [e["frame"] for e in events[:-1]] == [6 + 4, 12 + 4, 18 + 4]  # on the fifth still frame
+    assert events[-1] == {"totals": {"Ann": 0, "Bob": 2}}
+
+
+def test_goes_are_said_at_their_frames_and_a_card_refused_is_said_so():
+    tables = [["KH"], ["KH", "QD"], ["KH", "QD", "9S"], ["KH", "QD", "9S", "5C"], ["KH", "QD", "9S"],
+              ["KH", "QD", "9S", "2C"]]
+    frames, read = scripted(tables)
+    events = list(follow_play(frames, read, TablePlay(["Ann", "Bob"], "Bob"), FPS, {24: ["Bob"], 30: ["Ann"]}))
+    refused = [e for e in events if "refused" in e]
+    assert refused == [{"frame": 22, "seconds": 2.2, "player": "Bob", "card": "5C",
+                        "refused": "that makes 34: Bob says go", "unsure": False}]
+    goes = [e for e in events if e.get("go")]
+    assert [(e["player"], e["said"], e["frame"]) for e in goes] == \
+        [("Bob", "go", 24), ("Ann", "go: one for the go to Ann", 30)]
+    last = [e for e in events if e.get("card") == "2C"]
+    assert last and last[0]["player"] == "Bob" and last[0]["said"] == "2"  # Bob leads the next count
+
+
+@pytest.fixture(scope="module")
+def play_clip(heldout_decks, tmp_path_factory):
+    path = tmp_path_factory.mktemp("play") / "play.y4m"
+    return path, write_play_clip(path, PlaySpec(seed=1), heldout_decks)
+
+
+def live(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cribcam", "live", *args], capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_cribcam_live_play_pegs_a_clip_of_the_play_as_it_was_played(play_clip, shipped_models):
+    path, record = play_clip
+    goes = [arg for said in record["goes"] for arg in ("--go", said)]
+    result = live("--play", "--video", str(path), "--headless", "--out", "-", "--players", *record["players"],
+                  "--dealer", record["dealer"], *goes, "--model", str(shipped_models))
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(e.get("card", "go"), e["said"], e["pegged"]) for e in events[:-1]] == \
+        [(s.get("card", "go"), s["event"]["said"], s["event"]["pegged"]) for s in record["steps"]]
+    for event, step in zip(events, record["steps"]):
+        if "card" in step:  # said within half a second of the card lying still, at the clip's 10 frames a second
+            assert 0 <= event["frame"] - step["frame"] <= 5
+    assert events[-1] == {"totals": {player: sum(s["event"]["pegged"].get(player, 0) for s in record["steps"])
+                                     for player in record["players"]}}
+
+
+@pytest.mark.parametrize("args,words", [
+    (["--play", "--video", "x.y4m", "--headless", "--out", "-"], "--play needs the players in seating order"),
+    (["--play", "--video", "x.y4m", "--headless", "--out", "-", "--players", "Ann", "Bob", "--dealer", "Dan"],
+     "the dealer 'Dan' is not one of the players"),
+    (["--play", "--video", "x.y4m", "--headless", "--out", "-", "--players", "Ann", "Bob", "--dealer", "Bob",
+      "--go", "twelve:Ann"], "--go twelve:Ann: give FRAME:NAME"),
+    (["--play", "--video", "x.y4m", "--headless", "--out", "-", "--players", "Ann", "Bob", "--dealer", "Bob"],
+     "no such video: x.y4m"),
+])
+def test_cribcam_live_play_says_what_is_wrong_with_its_options(args, words):
+    result = live(*args)
+    assert result.returncode == 2 and words in result.stderr and "Traceback" not in result.stderr
