@@ -169,7 +169,7 @@ def _play(args, how: str) -> int:
     capture = cv2.VideoCapture(str(args.video) if args.video else camera)
     if not capture.isOpened():
         raise UsageError(f"cannot open {'video ' + str(args.video) if args.video else f'camera {camera}'}")
-    # A play's table shows every card laid so far: read without a count to keep to.
+    # The table shows the cards laid so far, no starter: read as a deal is, at most every card of the play.
     events = follow_play(desktop.frames(capture), partial(reader.read, starter=False,
                                                           expected=hand_size * len(args.players)),
                          table, capture.get(cv2.CAP_PROP_FPS) or 30.0, goes)
