@@ -94,6 +94,18 @@ class TablePlay:
         return self._order.count
 
     @property
+    def series(self) -> list[tuple[str, str]]:
+        """The cards of the count going on, in order, each with who laid it."""
+        return [(event.play.player, event.play.card.code) for event in self._order.series]
+
+    def state(self) -> dict:
+        """Where the play stands, for a page: the players, the dealer, whose turn, the count,
+        its cards, each player's pegs, and whether the play is over."""
+        return {"players": self.players, "dealer": self.dealer, "turn": self.turn, "count": self.count,
+                "series": [{"player": p, "card": c} for p, c in self.series], "totals": self.totals,
+                "over": self.turn is None}
+
+    @property
     def totals(self) -> dict[str, int]:
         """Each player's pegs in the play so far."""
         totals = dict.fromkeys(self.players, 0)

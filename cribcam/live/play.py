@@ -20,6 +20,40 @@ from cribcam.live.still import StillFrames
 from cribcam.vision.reading import Reading
 
 
+class PlayWatch:
+    """One deal's play followed frame by frame: the web page's play session and ``follow_play``.
+
+    Args:
+        table: the play of this deal (its players, dealer and hand size).
+        fps: the frames per second of the camera (for how long a card must lie still).
+    """
+
+    def __init__(self, table: TablePlay, fps: float):
+        self.table = table
+        self.laid, self.still = LaidCards(fps), StillFrames()
+        self.events: list[dict] = []  # every event so far, in order
+
+    def frame(self, image: np.ndarray, read: Callable[[np.ndarray], Reading], when: dict | None = None) -> list[dict]:
+        """Reads a frame (unless it did not change) and plays the cards newly laid on it;
+        their events (``follow_play`` says what they hold), each with ``when`` added."""
+        events = []
+        for seen in self.laid.update(self.still.read(image, read)):
+            player = self.table.turn
+            event = _step(lambda: self.table.lay(player, seen.card), {**(when or {}), "player": player,
+                                                                      "card": seen.card})
+            if "refused" in event:
+                self.laid.refused(seen.card)
+            events.append({**event, "unsure": seen.unsure})
+        self.events += events
+        return events
+
+    def go(self, player: str, when: dict | None = None) -> dict:
+        """``player`` says go: its event (refused, when it may not)."""
+        event = _step(lambda: self.table.go(player), {**(when or {}), "player": player, "go": True})
+        self.events.append(event)
+        return event
+
+
 def follow_play(frames: Iterable[np.ndarray], read: Callable[[np.ndarray], Reading], table: TablePlay,
                 fps: float, goes: dict[int, list[str]] | None = None) -> Iterator[dict]:
     """The play's events as they happen, then the totals.
@@ -39,17 +73,12 @@ def follow_play(frames: Iterable[np.ndarray], read: Callable[[np.ndarray], Readi
         "go"), "refused": why}``; last, ``{"totals": {player: points}}``.
     """
     goes = goes or {}
-    laid, still = LaidCards(fps), StillFrames()
+    watch = PlayWatch(table, fps)
     for index, frame in enumerate(frames):
         when = {"frame": index, "seconds": round(index / fps, 2)}
         for player in goes.get(index, []):
-            yield _step(lambda: table.go(player), {**when, "player": player, "go": True})
-        for seen in laid.update(still.read(frame, read)):
-            player = table.turn
-            event = _step(lambda: table.lay(player, seen.card), {**when, "player": player, "card": seen.card})
-            if "refused" in event:
-                laid.refused(seen.card)
-            yield {**event, "unsure": seen.unsure}
+            yield watch.go(player, when)
+        yield from watch.frame(frame, read, when)
     yield {"totals": table.totals}
 
 

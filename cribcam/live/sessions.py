@@ -31,12 +31,14 @@ class LiveSession:
         follower: the camera's ``Follower``.
         frames: how many frames have been read.
         still: reads only the frames that changed (``StillFrames``).
+        play: the play being watched (``live.play.PlayWatch``), or None while hands are counted.
     """
 
     def __init__(self, follower: Follower):
         self.follower = follower
         self.frames = 0
         self.still = StillFrames()
+        self.play = None
         self._busy = threading.Lock()
 
     @contextmanager
@@ -94,6 +96,12 @@ class LiveSessions:
                 session = entry[0]
             self._sessions[session_id] = (session, now)  # last: the most recently used
             return session_id, session
+
+    def has(self, session_id: str) -> bool:
+        """Whether a session of this id is open (not expired)."""
+        with self._lock:
+            self._drop_idle(self._clock())
+            return session_id in self._sessions
 
     def __len__(self) -> int:
         with self._lock:

@@ -38,11 +38,13 @@ class StillFrames:
     Attributes:
         frames: frames seen.
         read_anew: frames actually read (the rest reused a reading).
+        last_reading: the reading of the last frame seen (made or reused), None before one.
     """
 
     def __init__(self):
         self.frames = 0
         self.read_anew = 0
+        self.last_reading: Reading | None = None
         self._previous: np.ndarray | None = None  # the thumbnail of the frame before
         self._last: tuple[np.ndarray, Hashable, Reading, bool] | None = None  # thumb, key, reading, settled
         self._reused = 0
@@ -60,8 +62,9 @@ class StillFrames:
             last_thumb, last_key, reading, last_settled = self._last
             if last_settled and not reading.warns and key == last_key and still(thumb, last_thumb):
                 self._reused += 1
+                self.last_reading = reading
                 return reading
-        reading = read(image)
+        reading = self.last_reading = read(image)
         self.read_anew += 1
         self._reused = 0
         self._last = (thumb, key, reading, settled)

@@ -8,7 +8,7 @@ its reading and count as ``/api/read`` gives them.
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, current_app, jsonify
+from flask import Blueprint, Flask, current_app, jsonify, request
 
 from cribcam.live.sessions import LiveSessions, SessionBusy
 from cribcam.web import api
@@ -19,6 +19,9 @@ LIVE_DEFAULTS = {
     "LIVE_IDLE_SECONDS": 300,  # a session without a frame for this long is forgotten
     "LIVE_LOCK_WINDOW": 8,  # frames the lock looks back over (as `cribcam live --window`)
     "LIVE_LOCK_AGREE": 5,  # of them, how many must show the same cards to lock
+    # The play: a card lies still this many frames' worth of half a second to count as laid
+    # (``live.laid.LaidCards``): the page sends 10 to 30 frames a second.
+    "LIVE_PLAY_FPS": 10,
 }
 
 pages = Blueprint("live", __name__)
@@ -56,7 +59,8 @@ def frame():
     """Reads one camera frame (multipart field ``image``) for a live session.
 
     Form fields: ``session`` (the id from the previous answer; none, unknown or expired
-    opens a new session), ``crib`` and ``variant`` as for /api/read.
+    opens a new session), ``crib`` and ``variant`` as for /api/read. A session watching the
+    play (``POST /api/live/play``) answers as ``_play_frame`` says instead.
 
     Returns:
         ``{"session", "frame", "reading", "locked", "hand", "new_hand", "unsure", "report"}``:
@@ -77,6 +81,8 @@ def frame():
     slot.chosen()  # no model (503) or no such deck (404) before a session is opened for nothing
 
     session_id, session = current_app.extensions["cribcam.live"].open(form.get("session"))
+    if session.play is not None:
+        return _play_frame(session_id, session, image, slot)
     expected = expected_cards(variant, crib)
     with session.reading():
         # A frame that shows what the last one read showed is not read again.
@@ -89,3 +95,95 @@ def frame():
     return jsonify(session=session_id, frame=number, reading=reading.as_dict(),
                    locked=step.locked is not None, hand=step.hand, new_hand=step.new_hand,
                    unsure=list(step.unsure), report=report)
+
+
+# --- the play (pegging) ---------------------------------------------------------------------
+
+_PLAY_EXAMPLE = '{"players": ["Ann", "Bob"], "dealer": "Bob", "variant": "six-card"}'
+
+
+@frames.post("/play")
+def start_play():
+    """Starts watching the play in a live session: ``{"session", "players", "dealer",
+    "variant"}`` (players in seating order, as a list or one string; the dealer's left leads).
+
+    Returns:
+        ``{"session", "play"}``: ``play`` is where the play stands (``_play_state``).
+    """
+    from cribcam.game.table_play import TablePlay
+    from cribcam.live.play import PlayWatch
+    from cribcam.scoring import rules
+
+    body = api.json_body(_PLAY_EXAMPLE)
+    players = body.get("players")
+    if isinstance(players, str):
+        players = players.replace(",", " ").split()
+    if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
+        raise api.BadRequest(f'"players" must name the players in seating order, like {_PLAY_EXAMPLE}')
+    dealer = body.get("dealer")
+    variant = api.variant_field(body.get("variant"))
+    try:
+        table = TablePlay([p.strip() for p in players], dealer if isinstance(dealer, str) else "",
+                          rules.VARIANTS[variant].hand_size)
+    except ValueError as exc:
+        raise api.BadRequest(str(exc)) from None
+    session_id, session = current_app.extensions["cribcam.live"].open(body.get("session"))
+    session.play = PlayWatch(table, current_app.config["LIVE_PLAY_FPS"])
+    return jsonify(session=session_id, play=_play_state(session.play, []))
+
+
+@frames.post("/play/go")
+def play_go():
+    """The player whose turn it is (or ``"player"``) says go: ``{"session", "player"}``.
+
+    Returns:
+        ``{"session", "event", "play"}``; 404 when the session watches no play.
+    """
+    body = api.json_body('{"session": "...", "player": "Ann"}')
+    session_id, session = _playing(body.get("session"))
+    player = body.get("player") or session.play.table.turn
+    event = session.play.go(str(player))
+    return jsonify(session=session_id, event=event, play=_play_state(session.play, [event]))
+
+
+@frames.delete("/play")
+def stop_play():
+    """Stops watching the play in the session (``?session=``): its frames count hands again."""
+    session_id, session = _playing(request.args.get("session"))
+    session.play = None
+    return jsonify(session=session_id, stopped=True)
+
+
+def _playing(session_id):
+    from werkzeug.exceptions import NotFound
+
+    sessions = current_app.extensions["cribcam.live"]
+    if not session_id or not sessions.has(session_id):
+        raise NotFound("no such live session: start the play first (POST /api/live/play)")
+    session_id, session = sessions.open(session_id)
+    if session.play is None:
+        raise NotFound("this live session watches no play: start it first (POST /api/live/play)")
+    return session_id, session
+
+
+def _play_frame(session_id: str, session, image, slot):
+    """A frame of the play: read, its cards newly laid played.
+
+    Returns:
+        ``{"session", "frame", "reading", "play"}``: ``play`` is where the play stands with
+        this frame's ``new`` events (``_play_state``).
+    """
+    table = session.play.table
+    with session.reading():
+        number = session.frames
+        # The table shows the cards laid so far, no starter: read as a deal is.
+        read = lambda frame: slot.read(frame, expected=table.hand_size * len(table.players), starter=False)  # noqa: E731
+        events = session.play.frame(image, read, {"frame": number})
+        reading = session.play.still.last_reading
+    return jsonify(session=session_id, frame=number, reading=reading.as_dict() if reading else None,
+                   play=_play_state(session.play, events))
+
+
+def _play_state(watch, new: list[dict]) -> dict:
+    """Where the play stands (``TablePlay.state``) with the events just now (``new``) and all so far."""
+    return {**watch.table.state(), "new": new, "events": watch.events}

@@ -216,3 +216,52 @@ def test_sessions_are_bounded(reader):
     assert len(app.extensions["cribcam.live"]) == 2
     assert follow(client, 1, second)[0]["session"] == second
     assert follow(client, 1, first)[0]["session"] != first  # dropped to make room
+
+
+# --- the play (pegging) --------------------------------------------------------------------
+
+
+def start_play(client, **body):
+    return client.post("/api/live/play", json={"players": ["Ann", "Bob"], "dealer": "Bob", **body})
+
+
+def test_the_play_is_watched_frame_by_frame_its_cards_pegged_in_turn(live_client, reader):
+    started = start_play(live_client)
+    assert started.status_code == 200, started.json
+    session = started.json["session"]
+    assert started.json["play"]["turn"] == "Ann" and started.json["play"]["count"] == 0
+    reader.cards, reader.starter = ["5H"], None
+    answers = follow(live_client, 6, session)
+    new = [e for a in answers for e in a["play"]["new"]]
+    assert [(e["player"], e["card"], e["said"]) for e in new] == [("Ann", "5H", "5")]
+    assert "locked" not in answers[-1] and answers[-1]["reading"]["cards"][0]["card"] == "5H"
+    reader.cards = ["5H", "TD"]
+    answers = follow(live_client, 6, session, data=OTHER_FRAME)
+    play = answers[-1]["play"]
+    assert [(e["player"], e["said"], e["pegged"]) for e in play["events"]] == \
+        [("Ann", "5", {}), ("Bob", "15, fifteen for two", {"Bob": 2})]
+    assert play["series"] == [{"player": "Ann", "card": "5H"}, {"player": "Bob", "card": "TD"}]
+    assert play["totals"] == {"Ann": 0, "Bob": 2} and play["turn"] == "Ann"
+    assert reader.starters[-1] is False and reader.calls[-1][1] == 8  # read as the cards of a deal
+
+
+def test_a_go_is_said_by_the_player_whose_turn_it_is_and_a_bad_one_refused(live_client):
+    session = start_play(live_client).json["session"]
+    refused = live_client.post("/api/live/play/go", json={"session": session})
+    assert refused.status_code == 200
+    assert refused.json["event"]["refused"].startswith("Ann cannot say go on 0")
+    assert live_client.post("/api/live/play/go", json={"session": "nope"}).status_code == 404
+    stopped = live_client.delete(f"/api/live/play?session={session}")
+    assert stopped.status_code == 200 and stopped.json["stopped"]
+    assert live_client.post("/api/live/play/go", json={"session": session}).status_code == 404
+
+
+@pytest.mark.parametrize("body,words", [
+    ({"players": ["Ann"], "dealer": "Ann"}, "two players or more"),
+    ({"players": ["Ann", "Bob"], "dealer": "Dan"}, "the dealer 'Dan' is not one of the players"),
+    ({"players": 7, "dealer": "Bob"}, '"players" must name the players'),
+    ({"players": "Ann Bob", "dealer": "Bob", "variant": "seven-card"}, '"variant" must be one of'),
+])
+def test_a_play_that_cannot_be_is_refused_with_its_reason(live_client, body, words):
+    answer = live_client.post("/api/live/play", json=body)
+    assert answer.status_code == 400 and words in answer.json["error"]
