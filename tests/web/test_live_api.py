@@ -70,7 +70,7 @@ def test_the_photo_and_live_pages_link_to_each_other(client):
 
 
 def test_live_scripts_are_served_and_load_nothing_from_elsewhere(client):
-    for asset in ("live.js", "counting.js", "app.js"):
+    for asset in ("live.js", "play.js", "counting.js", "app.js"):
         response = client.get(f"/static/{asset}")
         assert response.status_code == 200 and "javascript" in response.mimetype
         text = response.get_data(as_text=True)

@@ -400,3 +400,36 @@ def test_the_page_locks_onto_each_hand_of_a_clip_in_turn(shipped_models, tmp_pat
     # Newest first in the list; the clip's hands in order, each with its count.
     expected = [(sorted(h["hand"] + [h["starter"]]), str(h["total"])) for h in record["hands"]]
     assert [(sorted(cards.split()), total) for cards, total in reversed(seen)] == expected
+
+
+# --- the play (pegging) --------------------------------------------------------------------
+
+
+def test_the_play_is_watched_counted_and_pegged_and_a_go_is_one_button(camera_browser, live_tabs):
+    reader = CountingReader([])
+    tab = live_tabs.open(camera_browser, create_app({"TESTING": True}, reader=reader), viewport=PHONE)
+    page = tab.page
+    expect(page.locator("#lock-status")).to_have_attribute("data-lock", "looking")
+    page.fill("#play-players", "Ann Bob")
+    page.fill("#play-dealer", "Bob")
+    page.click("#play-form button[type=submit]")
+    expect(page.locator("#play-board")).to_be_visible()
+    expect(page.locator("#play-turn")).to_have_text("Ann to play")  # the dealer's left leads
+
+    reader.show(["5H"])  # Ann lays the five of hearts
+    expect(page.locator("#play-count")).to_have_text("5")
+    reader.show(["5H", "TD"])  # Bob the ten of diamonds: fifteen two
+    expect(page.locator("#play-count")).to_have_text("15")
+    expect(page.locator("#play-said")).to_have_text("Bob 10♦: 15, fifteen for two")
+    expect(page.locator('#play-totals li[data-player="Bob"]')).to_have_text("Bob 2")
+    expect(page.locator("#play-series li")).to_have_count(2)
+    expect(page.locator("#play-turn")).to_have_text("Ann to play")
+    expect(page.locator("#lock-status")).to_have_text("Watching the play: Ann to play")
+    tab.shot("live-play-phone")
+
+    page.click("#go-button")  # Ann cannot say go on 15: any card fits
+    expect(page.locator("#play-said")).to_contain_text("Ann cannot say go on 15")
+    expect(page.locator("#play-count")).to_have_text("15")
+    page.click("#play-stop")
+    expect(page.locator("#play-form")).to_be_visible()
+    expect(page.locator("#play-board")).to_be_hidden()

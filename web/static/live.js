@@ -9,6 +9,7 @@
 import {
   $, adoptReading, canSpeak, capitalise, cardText, miniCards, plural, send, showWaiting, speak, startCounting, state,
 } from "./counting.js";
+import { isPlaying, showPlay, startPlayControls } from "./play.js";
 
 const FRAME_SIDE = 640; // frames are sent this long on their longer side
 const JPEG_QUALITY = 0.8;
@@ -70,7 +71,7 @@ function showProblem(text) {
 
 function setLock(kind, text) {
   const badge = $("lock-status");
-  badge.dataset.lock = kind; // off, looking, check (a card in doubt holds the lock), locked
+  badge.dataset.lock = kind; // off, looking, check (a card in doubt holds the lock), locked, playing
   if (badge.textContent !== text) badge.textContent = text;
 }
 
@@ -221,8 +222,14 @@ async function follow(run) {
     showProblem("");
     live.session = data.session;
     countFrame();
-    drawOverlay(data);
-    followLock(data);
+    if (data.play) { // the session watches the play: no hand is locked
+      if (data.reading) drawOverlay(data);
+      setLock("playing", data.play.over ? "The play is over" : `Watching the play: ${data.play.turn} to play`);
+      showPlay(data.play);
+    } else {
+      drawOverlay(data);
+      followLock(data);
+    }
   }
 }
 
@@ -361,6 +368,9 @@ if (!canSpeak()) $("sound").closest("label").hidden = true;
 startCounting({
   onClear: () => {}, // the camera keeps following; the next hand that locks fills the chips
   noModelNote: "Camera frames cannot be read on this server yet: no card-reading model is installed. Type the cards instead.",
+});
+startPlayControls({
+  getSession: () => live.session, putSession: (id) => { live.session = id; }, getVariant: () => state.variant,
 });
 watchFrames();
 document.body.classList.add("ready");

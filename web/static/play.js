@@ -1,0 +1,99 @@
+// cribcam live page: the play (pegging). Plain JavaScript, no libraries.
+// The player names the players and the dealer and starts the play (/api/live/play); from then
+// on the live page's frames watch it: the server lays each card new to the table that lies
+// still, as the card of the player whose turn it is, and answers where the play stands. This
+// module shows it large (the count, the cards of this count, whose turn, the scores, each peg),
+// speaks each announcement when sound is on, and sends a go (the Go button, or the G key).
+import { $, capitalise, cardText, send, speak } from "./counting.js";
+
+let session = () => null; // the live page's session id, and how to set it
+let setSession = () => {};
+let variant = () => "six-card";
+let playing = false;
+
+export const isPlaying = () => playing;
+
+const postJSON = (url, payload) => send(url, {
+  method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(payload),
+});
+
+// Where the play stands (an answer's "play"), and its new events said and listed.
+export function showPlay(play) {
+  if (!playing || !play) return;
+  $("play-count").textContent = String(play.count);
+  $("play-turn").textContent = play.over ? "The play is over." : `${play.turn} to play`;
+  $("play-series").replaceChildren(...play.series.map((laid) => {
+    const li = document.createElement("li");
+    li.textContent = `${cardText(laid.card)} ${laid.player}`;
+    return li;
+  }));
+  $("play-totals").replaceChildren(...Object.entries(play.totals).map(([player, points]) => {
+    const li = document.createElement("li");
+    li.dataset.player = player;
+    li.textContent = `${player} ${points}`;
+    return li;
+  }));
+  $("go-button").disabled = play.over;
+  $("go-button").textContent = play.over ? "Go" : `Go (${play.turn})`;
+  for (const event of play.new) announce(event);
+}
+
+function announce(event) {
+  const words = event.refused ? `${event.player ? event.player + ": " : ""}${event.refused}`
+    : `${event.player}${event.card ? " " + cardText(event.card) : ""}: ${event.said}`;
+  $("play-said").textContent = capitalise(words);
+  $("play-said").classList.toggle("error", Boolean(event.refused));
+  const li = document.createElement("li");
+  li.textContent = capitalise(words);
+  if (event.points) li.dataset.points = String(event.points);
+  $("play-events").prepend(li);
+  if ($("sound").checked) speak(event.refused || event.said);
+}
+
+async function start(event) {
+  event.preventDefault();
+  const players = $("play-players").value.trim();
+  const dealer = $("play-dealer").value.trim();
+  const { ok, data } = await postJSON("/api/live/play", { players, dealer, variant: variant(), session: session() });
+  $("play-error").hidden = ok;
+  if (!ok) {
+    $("play-error").textContent = capitalise(data.error);
+    return;
+  }
+  setSession(data.session);
+  playing = true;
+  document.body.classList.add("playing");
+  $("play-board").hidden = false;
+  $("play-form").hidden = true;
+  $("play-events").replaceChildren();
+  $("play-said").textContent = "";
+  showPlay(data.play);
+}
+
+async function go() {
+  if (!playing || $("go-button").disabled) return;
+  const { ok, data } = await postJSON("/api/live/play/go", { session: session() });
+  if (ok) showPlay({ ...data.play, new: [data.event] });
+}
+
+async function stop() {
+  await send(`/api/live/play?session=${encodeURIComponent(session())}`, { method: "DELETE" });
+  playing = false;
+  document.body.classList.remove("playing");
+  $("play-board").hidden = true;
+  $("play-form").hidden = false;
+}
+
+// Wires the play's controls to the live page's session (``getSession``/``putSession``) and game.
+export function startPlayControls({ getSession, putSession, getVariant }) {
+  session = getSession;
+  setSession = putSession;
+  variant = getVariant;
+  $("play-form").addEventListener("submit", start);
+  $("go-button").addEventListener("click", go);
+  $("play-stop").addEventListener("click", stop);
+  document.addEventListener("keydown", (event) => {
+    const typing = event.target instanceof HTMLInputElement || event.target instanceof HTMLTextAreaElement;
+    if (!typing && (event.key === "g" || event.key === "G")) go();
+  });
+}
