@@ -51,7 +51,7 @@ def follow_clip(path: Path, record: dict, reader: CardReader) -> tuple[list[dict
 
 def judge(record: dict, events: list[dict]) -> dict:
     """The clip's play against what was followed."""
-    truth = [step for step in record["steps"]]
+    truth = record["steps"]
     followed = [e for e in events if "refused" in e or "card" in e or e.get("go")]
     laid = [e["card"] for e in followed if "card" in e and "refused" not in e]
     shown = [s["card"] for s in truth if "card" in s]

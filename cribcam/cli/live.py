@@ -144,7 +144,6 @@ def _play(args, how: str) -> int:
     from cribcam.game.table_play import TablePlay
     from cribcam.live import desktop
     from cribcam.live.play import follow_play
-    from cribcam.vision.report import expected_cards
 
     if how != "headless":
         raise UsageError("--play writes the play's events: add --headless --out FILE (or --out -)")

@@ -174,10 +174,12 @@ def _play_frame(session_id: str, session, image, slot):
         this frame's ``new`` events (``_play_state``).
     """
     table = session.play.table
+
+    def read(frame):  # the table shows the cards laid so far, no starter: read as a deal is
+        return slot.read(frame, expected=table.hand_size * len(table.players), starter=False)
+
     with session.reading():
         number = session.frames
-        # The table shows the cards laid so far, no starter: read as a deal is.
-        read = lambda frame: slot.read(frame, expected=table.hand_size * len(table.players), starter=False)  # noqa: E731
         events = session.play.frame(image, read, {"frame": number})
         reading = session.play.still.last_reading
     return jsonify(session=session_id, frame=number, reading=reading.as_dict() if reading else None,
