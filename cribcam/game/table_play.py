@@ -134,6 +134,31 @@ class TablePlay:
         self._laid.add(code)
         return step
 
+    def corrected(self, card: str, named: str) -> "TablePlay":
+        """The play so far with the card ``card`` named ``named`` instead (a card misread):
+        every step played again, each pegged anew.
+
+        Raises:
+            PlayRefused: ``card`` was not laid, ``named`` is no card or is laid already, or
+                the play so named breaks a rule (a count past 31, say).
+        """
+        try:
+            old, new = Card.from_code(card).code, Card.from_code(named).code
+        except CardError as exc:
+            raise PlayRefused(str(exc)) from None
+        if old not in self._laid:
+            raise PlayRefused(f"the {old} was not laid in this play")
+        again = TablePlay(self.players, self.dealer, self.hand_size)
+        for step in self.steps:
+            if step.card is None:
+                again.go(step.player)
+                continue
+            try:
+                again.lay(step.player, new if step.card == old else step.card)
+            except PlayRefused as exc:
+                raise PlayRefused(f"the {old} cannot be the {new}: {exc}") from None
+        return again
+
     def go(self, player: str) -> Announcement:
         """``player`` says go: he cannot play under 31.
 

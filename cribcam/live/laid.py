@@ -50,6 +50,11 @@ class LaidCards:
         self._refused: dict[str, int] = {}  # cards laid but refused: frames running they have been gone
         self._frame = -1
 
+    def renamed(self, code: str, named: str) -> None:
+        """A card laid was read as ``code`` but is ``named``: the camera may go on reading it
+        as ``code`` where it lies, and that is not another card laid."""
+        self.laid[named] = self.laid[code]  # the misreading stays laid: it is this card
+
     def refused(self, code: str) -> None:
         """The play refused this card: it counts as not laid once it has left the table."""
         self._refused[code] = 0

@@ -15,6 +15,7 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from cribcam.game.table_play import PlayRefused, TablePlay
+from cribcam.scoring.cards import Card
 from cribcam.live.laid import LaidCards
 from cribcam.live.still import StillFrames
 from cribcam.vision.reading import Reading
@@ -46,6 +47,21 @@ class PlayWatch:
             events.append({**event, "unsure": seen.unsure})
         self.events += events
         return events
+
+    def fix(self, card: str, named: str) -> None:
+        """The card read as ``card`` is ``named`` (the player tapped it and named it): the play
+        is pegged anew (``TablePlay.corrected``; ``PlayRefused`` if it cannot be), its events
+        say the cards as named."""
+        self.table = self.table.corrected(card, named)
+        card, named = Card.from_code(card).code, Card.from_code(named).code  # both cards: corrected says so
+        self.laid.renamed(card, named)
+        steps = iter(self.table.steps)
+        events = []
+        for event in self.events:
+            if "refused" not in event:  # each step pegged anew; the card named is sure now
+                event = {**event, **next(steps).as_dict(), **({"unsure": False} if event.get("card") == card else {})}
+            events.append(event)
+        self.events = events
 
     def go(self, player: str, when: dict | None = None) -> dict:
         """``player`` says go: its event (refused, when it may not)."""

@@ -146,6 +146,26 @@ def play_go():
     return jsonify(session=session_id, event=event, play=_play_state(session.play, [event]))
 
 
+@frames.post("/play/fix")
+def play_fix():
+    """A card laid was read wrong: ``{"session", "card", "named"}`` (the card as read, and as
+    the player names it); the play is pegged anew with it.
+
+    Returns:
+        ``{"session", "play"}``; 400 when the play cannot be so (the card not laid, the name no
+        card or laid already, a count past 31); 404 when the session watches no play.
+    """
+    from cribcam.game.table_play import PlayRefused
+
+    body = api.json_body('{"session": "...", "card": "6H", "named": "9H"}')
+    session_id, session = _playing(body.get("session"))
+    try:
+        session.play.fix(str(body.get("card") or ""), str(body.get("named") or ""))
+    except PlayRefused as exc:
+        raise api.BadRequest(str(exc)) from None
+    return jsonify(session=session_id, play=_play_state(session.play, []))
+
+
 @frames.delete("/play")
 def stop_play():
     """Stops watching the play in the session (``?session=``): its frames count hands again."""

@@ -82,3 +82,18 @@ def test_the_players_and_dealer_must_make_a_table():
         TablePlay(["Ann"], "Ann")
     with pytest.raises(ValueError, match="the dealer 'Dan' is not one of the players"):
         TablePlay(["Ann", "Bob"], "Dan")
+
+
+def test_a_card_misread_is_named_and_the_play_pegged_anew():
+    table, _ = play("Ann:6H", "Bob:5D", "Ann:4S")  # the 6H was a 9H
+    fixed = table.corrected("6H", "9h")
+    assert [s.said for s in table.steps] == ["6", "11", "15, fifteen for two, run of three for three"]
+    assert [s.said for s in fixed.steps] == ["9", "14", "18"] and fixed.turn == "Bob"
+    assert fixed.totals == {"Ann": 0, "Bob": 0} and table.totals == {"Ann": 5, "Bob": 0}
+    with pytest.raises(PlayRefused, match="the 7C was not laid"):
+        table.corrected("7C", "8C")
+    with pytest.raises(PlayRefused, match="the 6H cannot be the 5D: the 5D is on the table already"):
+        table.corrected("6H", "5D")
+    thirty_one, _ = play("Ann:KH", "Bob:QD", "Ann:AS", "Bob:KC")
+    with pytest.raises(PlayRefused, match="the AS cannot be the 2S: that makes 32: Bob says go"):
+        thirty_one.corrected("AS", "2S")

@@ -265,3 +265,17 @@ def test_a_go_is_said_by_the_player_whose_turn_it_is_and_a_bad_one_refused(live_
 def test_a_play_that_cannot_be_is_refused_with_its_reason(live_client, body, words):
     answer = live_client.post("/api/live/play", json=body)
     assert answer.status_code == 400 and words in answer.json["error"]
+
+
+def test_a_card_misread_in_the_play_is_named_and_pegged_anew(live_client, reader):
+    session = start_play(live_client).json["session"]
+    reader.cards, reader.starter = ["6H"], None
+    follow(live_client, 6, session)
+    reader.cards = ["6H", "5D"]
+    follow(live_client, 6, session, data=OTHER_FRAME)
+    fixed = live_client.post("/api/live/play/fix", json={"session": session, "card": "6H", "named": "9H"})
+    assert fixed.status_code == 200, fixed.json
+    assert [(e["card"], e["said"]) for e in fixed.json["play"]["events"]] == [("9H", "9"), ("5D", "14")]
+    assert fixed.json["play"]["count"] == 14
+    refused = live_client.post("/api/live/play/fix", json={"session": session, "card": "7C", "named": "8C"})
+    assert refused.status_code == 400 and "the 7C was not laid" in refused.json["error"]

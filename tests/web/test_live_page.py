@@ -427,9 +427,19 @@ def test_the_play_is_watched_counted_and_pegged_and_a_go_is_one_button(camera_br
     expect(page.locator("#lock-status")).to_have_text("Watching the play: Ann to play")
     tab.shot("live-play-phone")
 
-    page.click("#go-button")  # Ann cannot say go on 15: any card fits
-    expect(page.locator("#play-said")).to_contain_text("Ann cannot say go on 15")
-    expect(page.locator("#play-count")).to_have_text("15")
+    page.click('#play-series .play-card[data-card="TD"]')  # it was the nine of diamonds
+    page.fill("#play-series .chip-edit", "9d")
+    page.keyboard.press("Enter")
+    expect(page.locator("#play-count")).to_have_text("14")
+    expect(page.locator('#play-totals li[data-player="Bob"]')).to_have_text("Bob 0")
+    expect(page.locator("#play-said")).to_have_text("10♦ named 9D: the play is pegged anew.")
+    reader.show(["5H", "TD"])  # the camera still reads it as the ten where it lies: not laid again
+    page.wait_for_timeout(800)
+    expect(page.locator("#play-count")).to_have_text("14")
+
+    page.click("#go-button")  # Ann cannot say go on 14: any card fits
+    expect(page.locator("#play-said")).to_contain_text("Ann cannot say go on 14")
+    expect(page.locator("#play-count")).to_have_text("14")
     page.click("#play-stop")
     expect(page.locator("#play-form")).to_be_visible()
     expect(page.locator("#play-board")).to_be_hidden()

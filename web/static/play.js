@@ -10,6 +10,7 @@ let session = () => null; // the live page's session id, and how to set it
 let setSession = () => {};
 let variant = () => "six-card";
 let playing = false;
+let editing = false; // a card of this count is being named: its row is not drawn again meanwhile
 
 export const isPlaying = () => playing;
 
@@ -22,9 +23,10 @@ export function showPlay(play) {
   if (!playing || !play) return;
   $("play-count").textContent = String(play.count);
   $("play-turn").textContent = play.over ? "The play is over." : `${play.turn} to play`;
-  $("play-series").replaceChildren(...play.series.map((laid) => {
+  const unsure = new Set(play.events.filter((e) => e.unsure).map((e) => e.card));
+  if (!editing) $("play-series").replaceChildren(...play.series.map((laid) => {
     const li = document.createElement("li");
-    li.textContent = `${cardText(laid.card)} ${laid.player}`;
+    li.append(cardButton(laid, unsure.has(laid.card)));
     return li;
   }));
   $("play-totals").replaceChildren(...Object.entries(play.totals).map(([player, points]) => {
@@ -36,6 +38,49 @@ export function showPlay(play) {
   $("go-button").disabled = play.over;
   $("go-button").textContent = play.over ? "Go" : `Go (${play.turn})`;
   for (const event of play.new) announce(event);
+}
+
+// A card of this count: tapped, it can be named otherwise (the reader misread it), and the
+// play is pegged anew; a card the reader was not sure of is marked "check".
+function cardButton(laid, unsure) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "play-card" + (unsure ? " unsure" : "");
+  button.dataset.card = laid.card;
+  button.textContent = `${cardText(laid.card)} ${laid.player}${unsure ? " check" : ""}`;
+  button.setAttribute("aria-label", `${cardText(laid.card)}, ${laid.player}'s${unsure ? ", not sure: check it" : ""}; tap to name it otherwise`);
+  button.addEventListener("click", () => rename(button, laid.card));
+  return button;
+}
+
+function rename(button, card) {
+  const input = document.createElement("input");
+  input.type = "text";
+  input.className = "chip-edit";
+  input.value = card;
+  input.setAttribute("aria-label", `The card read as ${cardText(card)} is, like 9H`);
+  const done = () => { editing = false; if (input.isConnected) input.replaceWith(button); };
+  input.addEventListener("blur", done);
+  input.addEventListener("keydown", async (event) => {
+    if (event.key === "Escape") { done(); return; }
+    if (event.key !== "Enter") return;
+    event.preventDefault();
+    const { ok, data } = await postJSON("/api/live/play/fix", { session: session(), card, named: input.value });
+    editing = false;
+    if (!ok) {
+      $("play-said").textContent = capitalise(data.error);
+      $("play-said").classList.add("error");
+      input.replaceWith(button);
+      return;
+    }
+    showPlay({ ...data.play, new: [] });
+    $("play-said").textContent = `${cardText(card)} named ${input.value.toUpperCase()}: the play is pegged anew.`;
+    $("play-said").classList.remove("error");
+  });
+  editing = true;
+  button.replaceWith(input);
+  input.focus();
+  input.select();
 }
 
 function announce(event) {
