@@ -443,3 +443,28 @@ def test_the_play_is_watched_counted_and_pegged_and_a_go_is_one_button(camera_br
     page.click("#play-stop")
     expect(page.locator("#play-form")).to_be_visible()
     expect(page.locator("#play-board")).to_be_hidden()
+
+
+def test_a_play_watched_from_a_game_of_the_board_pegs_into_the_game(camera_browser, live_tabs, tmp_path):
+    reader = CountingReader([])
+    app = create_app({"TESTING": True, "GAME_DB": f"sqlite:///{tmp_path / 'games.sqlite3'}"}, reader=reader)
+    client = app.test_client()
+    game = client.post("/api/games", json={"players": ["Ann", "Bob"], "first_dealer": "Bob"}).json
+    client.post(f"/api/games/{game['id']}/entries", json={"type": "deal", "starter": "2H"})
+    tab = live_tabs.open(camera_browser, app)
+    page = tab.page
+    page.fill("#play-game", game["id"])
+    page.click("#play-form button[type=submit]")
+    expect(page.locator("#play-turn")).to_have_text("Ann to play")
+    assert page.input_value("#play-players") == "Ann Bob" and page.input_value("#play-dealer") == "Bob"
+    laid = []
+    for card in ["5H", "TD", "5S", "5C", "6D", "9H", "AC", "2S"]:  # Ann, Bob in turn: 31 on the fifth
+        laid.append(card)
+        reader.show(laid)
+        expect(page.locator("#play-events li")).to_have_count(len(laid))
+    expect(page.locator("#play-turn")).to_have_text("The play is over.")
+    expect(page.locator("#play-game-note")).to_contain_text("Pegged in the game: Ann ")
+    state = client.get(f"/api/games/{game['id']}").json
+    assert state["next"]["step"] == "show" and [s["score"] for s in state["sides"]] == \
+        [int(page.locator('#play-totals li[data-player="Ann"]').inner_text().split()[1]),
+         int(page.locator('#play-totals li[data-player="Bob"]').inner_text().split()[1])]

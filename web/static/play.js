@@ -11,6 +11,8 @@ let setSession = () => {};
 let variant = () => "six-card";
 let playing = false;
 let editing = false; // a card of this count is being named: its row is not drawn again meanwhile
+let game = null; // the id of the game of the board the play goes into, or null
+let recorded = false; // the play has gone into the game
 
 export const isPlaying = () => playing;
 
@@ -35,6 +37,7 @@ export function showPlay(play) {
     li.textContent = `${player} ${points}`;
     return li;
   }));
+  if (play.over && game && !recorded) intoGame(play);
   $("go-button").disabled = play.over;
   $("go-button").textContent = play.over ? "Go" : `Go (${play.turn})`;
   for (const event of play.new) announce(event);
@@ -95,8 +98,45 @@ function announce(event) {
   if ($("sound").checked) speak(event.refused || event.said);
 }
 
+// The play's turns into the game of the board, as typed ones go (its play entry); the game
+// judges them by its own rules and scores them.
+async function intoGame(play) {
+  recorded = true;
+  const turns = play.events.filter((e) => !e.refused).map((e) => `${e.player}:${e.card || "go"}`);
+  const { ok, data } = await postJSON(`/api/games/${encodeURIComponent(game)}/entries`, { type: "play", turns });
+  const note = $("play-game-note");
+  note.hidden = false;
+  note.classList.toggle("error", !ok);
+  note.textContent = ok
+    ? `Pegged in the game: ${data.sides.map((side) => `${side.name} ${side.score}`).join(", ")}.`
+    : `The game did not take the play: ${data.error}`;
+}
+
+// A game of the board names the players (in seating order) and the deal's dealer.
+async function fromGame(id) {
+  const { ok, data } = await send(`/api/games/${encodeURIComponent(id)}`);
+  if (!ok) return { error: data.error };
+  if (!data.next || data.next.step !== "play") {
+    return { error: `game ${id} is not at a play: ${data.next && data.next.step === "deal" ? "enter its deal first" : "its play is entered already"}` };
+  }
+  return { players: data.setup.players.join(" "), dealer: data.deal.dealer };
+}
+
 async function start(event) {
   event.preventDefault();
+  game = $("play-game").value.trim() || null;
+  recorded = false;
+  $("play-game-note").hidden = true;
+  if (game) {
+    const found = await fromGame(game);
+    $("play-error").hidden = !found.error;
+    if (found.error) {
+      $("play-error").textContent = capitalise(found.error);
+      return;
+    }
+    $("play-players").value = found.players;
+    $("play-dealer").value = found.dealer;
+  }
   const players = $("play-players").value.trim();
   const dealer = $("play-dealer").value.trim();
   const { ok, data } = await postJSON("/api/live/play", { players, dealer, variant: variant(), session: session() });
