@@ -5,7 +5,8 @@ in the order of play: the player whose turn it is lays the first of his cards th
 count at 31 or under, or says go (``game.table_play.TablePlay`` keeps the turns and the
 count, so the clip's record holds the events the play must give). The table is one synthetic
 scene per card laid (``scenes.compose``), held still for a while; a few blurred frames (the
-hand reaching in) lead to the next. The record says, for each step, the frame from which its
+hand reaching in) lead to the next. As at a real table, the cards laid before are nudged now
+and then as the next is laid, and after a 31 or a go the count's cards are turned face down. The record says, for each step, the frame from which its
 card lies there, or the frame before which its go is said (``cribcam live --play --go``).
 """
 
@@ -53,6 +54,8 @@ class PlaySpec:
     width: int = 640
     height: int = 480
     seed: int = 0
+    nudge: float = 0.05  # how far (card widths) a card laid before may be nudged as the next is laid
+    turn_down: bool = True  # the cards of a count are turned face down when it ends
 
     @property
     def hold_frames(self) -> int:
@@ -118,6 +121,13 @@ def render_play_clip(spec: PlaySpec, decks: list):
             step["frame"] = len(frames)
             continue
         player = step["player"]
+        value = Played.parse(step["card"]).value
+        if spec.turn_down and step["event"]["count"] == value and any(slots.values()):  # a new count
+            for row in slots.values():
+                row[:] = [Item("back", item.x, item.y, item.angle, None, "table") for item in row]
+        for row in slots.values():  # the cards laid before, nudged now and then by the hand
+            row[:] = [Item(item.kind, item.x + float(rng.normal(0, spec.nudge)), item.y + float(rng.normal(0, spec.nudge)),
+                           item.angle, item.code, item.role) if rng.random() < 0.3 else item for item in row]
         slots[player].append(Item("card", (len(slots[player]) - (spec.hand_size - 1) / 2) * STEP
                                   + float(rng.normal(0, 0.04)), rows[player] + float(rng.normal(0, 0.04)),
                                   float(rng.normal(0, 4.0)), step["card"], "table"))
