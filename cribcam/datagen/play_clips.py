@@ -6,16 +6,19 @@ count at 31 or under, or says go (``game.table_play.TablePlay`` keeps the turns 
 count, so the clip's record holds the events the play must give). The table is one synthetic
 scene per card laid (``scenes.compose``), held still for a while; a few blurred frames (the
 hand reaching in) lead to the next. As at a real table, the cards laid before are nudged now
-and then as the next is laid, and after a 31 or a go the count's cards are turned face down. The record says, for each step, the frame from which its
+and then as the next is laid, after a 31 or a go the count's cards are turned face down, and
+the light swings slowly (a cloud, a lamp), so that no two stills are lit alike. The record says, for each step, the frame from which its
 card lies there, or the frame before which its go is said (``cribcam live --play --go``).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from cribcam.datagen import textures
@@ -56,6 +59,7 @@ class PlaySpec:
     seed: int = 0
     nudge: float = 0.05  # how far (card widths) a card laid before may be nudged as the next is laid
     turn_down: bool = True  # the cards of a count are turned face down when it ends
+    light: float = 0.12  # the light's slow swing over the clip, up and down, as a share of its level
 
     @property
     def hold_frames(self) -> int:
@@ -141,6 +145,8 @@ def render_play_clip(spec: PlaySpec, decks: list):
         step["frame"] = len(frames)
         frames += [noisy_frame(rng, after) for _ in range(spec.hold_frames)]
         still = after
+    swing = [1.0 + spec.light * math.sin(2 * math.pi * k / max(len(frames), 1)) for k in range(len(frames))]
+    frames = [cv2.convertScaleAbs(frame, alpha=gain) for frame, gain in zip(frames, swing)]
     record = {"format": "y4m", **asdict(spec), "frames": len(frames), "deck": deck.name, "deck_split": deck.split,
               "deck_licence": deck.licence, "hands": hands, "dealer": spec.players[-1], "steps": steps,
               "goes": [f"{step['frame']}:{step['player']}" for step in steps if "go" in step]}
