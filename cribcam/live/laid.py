@@ -1,8 +1,9 @@
 """Seeing a card laid in the play: a card new to the table that lies still for a moment.
 
 Frame after frame the reader reads the cards in view. A card counts as laid when it has been
-read, where it lies, in ``STILL_FOR`` seconds of frames running (a frame or two missed is
-forgiven: a hand reaching over it, a blur) and it was never laid before. A card read only while
+read where it lies for ``STILL_FOR`` seconds, frame after frame (a frame or two missed is
+forgiven: a hand reaching over it, a blur), and it was never laid before. Seconds, not
+frames: a phone's page sends 10 to 30 frames a second, a video plays at its own rate. A card read only while
 a hand moves it is not laid: the reading of a passing blur rarely holds still long enough. A
 card moved a little after it was laid, turned face down, or taken away is not laid again: the
 play counts each card once (``game.table_play`` refuses a card laid twice anyway). A card the
@@ -30,25 +31,22 @@ SAME_PLACE = 1.0
 class _Candidate:
     corners: np.ndarray  # (n, 2) the centres of the index boxes it was last read from
     size: float
-    frames: int  # frames running it was read still
+    since: float  # when it was first read where it lies, in seconds
     missed: int = 0  # frames since it was last read
-    first: int = 0  # the frame it was first read on
 
 
 class LaidCards:
     """Follows the cards of a play frame by frame and says which are newly laid.
 
     Args:
-        fps: the frames per second of the camera or video.
         still_for: seconds a new card must lie still to count as laid.
     """
 
-    def __init__(self, fps: float, still_for: float = STILL_FOR):
-        self.frames_needed = max(1, round(fps * still_for))
+    def __init__(self, still_for: float = STILL_FOR):
+        self.still_for = still_for
         self.laid: dict[str, np.ndarray] = {}  # each card laid, and its corners' centres
         self._candidates: dict[str, _Candidate] = {}
         self._refused: dict[str, int] = {}  # cards laid but refused: frames running they have been gone
-        self._frame = -1
 
     def renamed(self, code: str, named: str) -> None:
         """A card laid was read as ``code`` but is ``named``: the camera may go on reading it
@@ -59,9 +57,9 @@ class LaidCards:
         """The play refused this card: it counts as not laid once it has left the table."""
         self._refused[code] = 0
 
-    def update(self, reading: Reading) -> list[SeenCard]:
-        """This frame's reading; the cards it sees newly laid, in the order they came."""
-        self._frame += 1
+    def update(self, reading: Reading, at: float) -> list[SeenCard]:
+        """This frame's reading, and when the frame was taken (seconds, any origin); the cards
+        it sees newly laid, in the order they came."""
         in_view = {card.card for card in reading.cards}
         for code in list(self._refused):
             self._refused[code] = 0 if code in in_view else self._refused[code] + 1
@@ -77,11 +75,12 @@ class LaidCards:
             corners, size = _where(card)
             candidate = self._candidates.get(code)
             if candidate is not None and _nearest(corners, candidate.corners) <= SAME_PLACE * size:
-                candidate.frames, candidate.missed, candidate.corners = candidate.frames + 1, 0, corners
+                candidate.missed, candidate.corners = 0, corners
             else:  # new here, or moved: lying still from now
-                self._candidates[code] = _Candidate(corners, size, 1, first=self._frame)
-        newly = sorted((c for c in self._candidates.items() if c[1].frames >= self.frames_needed),
-                       key=lambda item: item[1].first)
+                self._candidates[code] = _Candidate(corners, size, at)
+        newly = sorted((c for c in self._candidates.items()
+                        if c[1].missed == 0 and at - c[1].since >= self.still_for - 1e-6),
+                       key=lambda item: item[1].since)
         for code, candidate in newly:
             self.laid[code] = candidate.corners
             del self._candidates[code]

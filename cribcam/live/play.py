@@ -26,19 +26,20 @@ class PlayWatch:
 
     Args:
         table: the play of this deal (its players, dealer and hand size).
-        fps: the frames per second of the camera (for how long a card must lie still).
     """
 
-    def __init__(self, table: TablePlay, fps: float):
+    def __init__(self, table: TablePlay):
         self.table = table
-        self.laid, self.still = LaidCards(fps), StillFrames()
+        self.laid, self.still = LaidCards(), StillFrames()
         self.events: list[dict] = []  # every event so far, in order
 
-    def frame(self, image: np.ndarray, read: Callable[[np.ndarray], Reading], when: dict | None = None) -> list[dict]:
-        """Reads a frame (unless it did not change) and plays the cards newly laid on it;
-        their events (``follow_play`` says what they hold), each with ``when`` added."""
+    def frame(self, image: np.ndarray, read: Callable[[np.ndarray], Reading], at: float,
+              when: dict | None = None) -> list[dict]:
+        """Reads a frame taken at ``at`` seconds (unless it did not change) and plays the cards
+        newly laid on it; their events (``follow_play`` says what they hold), each with
+        ``when`` added."""
         events = []
-        for seen in self.laid.update(self.still.read(image, read)):
+        for seen in self.laid.update(self.still.read(image, read), at):
             player = self.table.turn
             event = _step(lambda: self.table.lay(player, seen.card), {**(when or {}), "player": player,
                                                                       "card": seen.card})
@@ -89,12 +90,12 @@ def follow_play(frames: Iterable[np.ndarray], read: Callable[[np.ndarray], Readi
         "go"), "refused": why}``; last, ``{"totals": {player: points}}``.
     """
     goes = goes or {}
-    watch = PlayWatch(table, fps)
+    watch = PlayWatch(table)
     for index, frame in enumerate(frames):
         when = {"frame": index, "seconds": round(index / fps, 2)}
         for player in goes.get(index, []):
             yield watch.go(player, when)
-        yield from watch.frame(frame, read, when)
+        yield from watch.frame(frame, read, index / fps, when)
     yield {"totals": table.totals}
 
 

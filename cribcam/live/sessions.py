@@ -97,6 +97,11 @@ class LiveSessions:
             self._sessions[session_id] = (session, now)  # last: the most recently used
             return session_id, session
 
+    @property
+    def clock(self) -> Callable[[], float]:
+        """The store's clock (seconds, monotonic): the play's frames are timed by it too."""
+        return self._clock
+
     def has(self, session_id: str) -> bool:
         """Whether a session of this id is open (not expired)."""
         with self._lock:

@@ -8,6 +8,8 @@ its reading and count as ``/api/read`` gives them.
 
 from __future__ import annotations
 
+import time
+
 from flask import Blueprint, Flask, current_app, jsonify, request
 
 from cribcam.live.sessions import LiveSessions, SessionBusy
@@ -19,9 +21,6 @@ LIVE_DEFAULTS = {
     "LIVE_IDLE_SECONDS": 300,  # a session without a frame for this long is forgotten
     "LIVE_LOCK_WINDOW": 8,  # frames the lock looks back over (as `cribcam live --window`)
     "LIVE_LOCK_AGREE": 5,  # of them, how many must show the same cards to lock
-    # The play: a card lies still this many frames' worth of half a second to count as laid
-    # (``live.laid.LaidCards``): the page sends 10 to 30 frames a second.
-    "LIVE_PLAY_FPS": 10,
 }
 
 pages = Blueprint("live", __name__)
@@ -39,7 +38,8 @@ def init_app(app: Flask) -> None:
         app.config.setdefault(key, value)
     app.extensions["cribcam.live"] = LiveSessions(
         app.config["LIVE_MAX_SESSIONS"], app.config["LIVE_IDLE_SECONDS"],
-        app.config["LIVE_LOCK_WINDOW"], app.config["LIVE_LOCK_AGREE"])
+        app.config["LIVE_LOCK_WINDOW"], app.config["LIVE_LOCK_AGREE"],
+        app.config.get("LIVE_CLOCK") or time.monotonic)  # a test's clock, or the machine's
     app.register_blueprint(pages)
     app.register_blueprint(frames)
 
@@ -128,7 +128,7 @@ def start_play():
     except ValueError as exc:
         raise api.BadRequest(str(exc)) from None
     session_id, session = current_app.extensions["cribcam.live"].open(body.get("session"))
-    session.play = PlayWatch(table, current_app.config["LIVE_PLAY_FPS"])
+    session.play = PlayWatch(table)
     return jsonify(session=session_id, play=_play_state(session.play, []))
 
 
@@ -200,7 +200,7 @@ def _play_frame(session_id: str, session, image, slot):
 
     with session.reading():
         number = session.frames
-        events = session.play.frame(image, read, {"frame": number})
+        events = session.play.frame(image, read, current_app.extensions["cribcam.live"].clock(), {"frame": number})
         reading = session.play.still.last_reading
     return jsonify(session=session_id, frame=number, reading=reading.as_dict() if reading else None,
                    play=_play_state(session.play, events))

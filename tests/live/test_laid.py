@@ -3,7 +3,7 @@
 from cribcam.live.laid import MISSED, LaidCards
 from cribcam.vision.reading import Reading, SeenCard
 
-FPS = 10.0  # a card lies still for 5 frames (half a second) to count as laid
+FPS = 10.0  # frames a second: a card first read on frame k is laid on frame k + 5 (half a second on)
 
 
 def card(code: str, x: float, y: float = 100.0, corners: int = 2) -> SeenCard:
@@ -17,27 +17,27 @@ def frames(*cards: SeenCard, times: int = 1) -> list[Reading]:
 
 
 def follow(readings: list[Reading]) -> list[tuple[int, str]]:
-    laid = LaidCards(FPS)
-    return [(k, seen.card) for k, reading in enumerate(readings) for seen in laid.update(reading)]
+    laid = LaidCards()
+    return [(k, seen.card) for k, reading in enumerate(readings) for seen in laid.update(reading, k / FPS)]
 
 
 def test_a_card_counts_as_laid_once_it_has_lain_still_half_a_second():
     five = card("5H", 100)
     assert follow(frames(five, times=4)) == []
-    assert follow(frames(five, times=12)) == [(4, "5H")]  # once, on its fifth frame
+    assert follow(frames(five, times=12)) == [(5, "5H")]  # once, half a second after it was first read
 
 
 def test_cards_are_laid_one_after_another_and_each_counts_once():
     five, ten = card("5H", 100), card("TD", 300)
     readings = frames(five, times=8) + frames(five, ten, times=8) + frames(ten, times=3)  # 5H turned down
-    assert follow(readings) == [(4, "5H"), (12, "TD")]
+    assert follow(readings) == [(5, "5H"), (13, "TD")]
 
 
 def test_a_card_passing_in_a_blur_or_read_wrong_for_a_frame_or_two_is_not_laid():
     five = card("5H", 100)
     misread = card("6H", 100)  # the same card, read wrong while a hand moves over it
     readings = frames(misread, times=2) + frames(five, times=6)
-    assert follow(readings) == [(6, "5H")]
+    assert follow(readings) == [(7, "5H")]
     sliding = [Reading((card("9C", 50 + 60 * k),), width=640, height=480) for k in range(8)]  # carried across
     assert follow(sliding) == []
 
@@ -45,25 +45,28 @@ def test_a_card_passing_in_a_blur_or_read_wrong_for_a_frame_or_two_is_not_laid()
 def test_a_hand_over_a_card_for_a_frame_or_two_does_not_start_it_again():
     five = card("5H", 100)
     readings = frames(five, times=3) + frames(times=MISSED) + frames(five, times=2)
-    assert follow(readings) == [(3 + MISSED + 1, "5H")]
+    assert follow(readings) == [(3 + MISSED, "5H")]  # still since frame 0: laid when read again
 
 
 def test_a_card_read_from_one_corner_then_from_both_has_not_moved():
-    readings = frames(card("5H", 100, corners=1), times=2) + frames(card("5H", 100, corners=2), times=3)
-    assert follow(readings) == [(4, "5H")]
+    readings = frames(card("5H", 100, corners=1), times=2) + frames(card("5H", 100, corners=2), times=4)
+    assert follow(readings) == [(5, "5H")]
 
 
 def test_a_card_nudged_after_it_was_laid_is_not_laid_again():
     readings = frames(card("5H", 100), times=6) + frames(card("5H", 110), times=6) + frames(card("5H", 400), times=6)
-    assert follow(readings) == [(4, "5H")]
+    assert follow(readings) == [(5, "5H")]
 
 
 def test_a_card_refused_is_laid_again_only_after_it_has_left_the_table():
-    laid = LaidCards(FPS)
+    laid, clock = LaidCards(), iter(k / FPS for k in range(1000))
+
+    def seen(readings):
+        return [s.card for reading in readings for s in laid.update(reading, next(clock))]
+
     nine = card("9S", 100)
-    said = [seen.card for reading in frames(nine, times=5) for seen in laid.update(reading)]
-    assert said == ["9S"]
+    assert seen(frames(nine, times=6)) == ["9S"]
     laid.refused("9S")  # it passed 31: its player takes it back
-    assert [s for r in frames(nine, times=10) for s in laid.update(r)] == []  # still there: not again
-    assert [s for r in frames(times=MISSED + 1) for s in laid.update(r)] == []  # gone
-    assert [s.card for r in frames(nine, times=5) for s in laid.update(r)] == ["9S"]  # laid when its turn came
+    assert seen(frames(nine, times=10)) == []  # still there: not laid again
+    assert seen(frames(times=MISSED + 1)) == []  # gone
+    assert seen(frames(nine, times=6)) == ["9S"]  # laid when its turn came

@@ -33,7 +33,7 @@ def test_each_card_laid_is_the_card_of_the_player_whose_turn_it_is():
     events = list(follow_play(frames, read, TablePlay(["Ann", "Bob"], "Bob"), FPS))
     assert [(e["player"], e["card"], e["said"]) for e in events[:-1]] == \
         [("Ann", "5H", "5"), ("Bob", "TD", "15, fifteen for two"), ("Ann", "5S", "20")]
-    assert [e["frame"] for e in events[:-1]] == [6 + 4, 12 + 4, 18 + 4]  # on the fifth still frame
+    assert [e["frame"] for e in events[:-1]] == [6 + 5, 12 + 5, 18 + 5]  # half a second after it came
     assert events[-1] == {"totals": {"Ann": 0, "Bob": 2}}
 
 
@@ -43,7 +43,7 @@ def test_goes_are_said_at_their_frames_and_a_card_refused_is_said_so():
     frames, read = scripted(tables)
     events = list(follow_play(frames, read, TablePlay(["Ann", "Bob"], "Bob"), FPS, {24: ["Bob"], 30: ["Ann"]}))
     refused = [e for e in events if "refused" in e]
-    assert refused == [{"frame": 22, "seconds": 2.2, "player": "Bob", "card": "5C",
+    assert refused == [{"frame": 23, "seconds": 2.3, "player": "Bob", "card": "5C",
                         "refused": "that makes 34: Bob says go", "unsure": False}]
     goes = [e for e in events if e.get("go")]
     assert [(e["player"], e["said"], e["frame"]) for e in goes] == \

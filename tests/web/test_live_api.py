@@ -44,7 +44,8 @@ def reader():
 
 @pytest.fixture
 def live_client(reader):
-    return create_app({"TESTING": True}, reader=reader).test_client()
+    clock = iter(range(10**6))  # a tenth of a second each time it is asked: the play's cards lie still
+    return create_app({"TESTING": True, "LIVE_CLOCK": lambda: next(clock) / 10}, reader=reader).test_client()
 
 
 # --- the page ------------------------------------------------------------------------------
