@@ -145,6 +145,8 @@ def run_clip(args) -> int:
         width, height = (int(v) for v in args.size.lower().split("x"))
     except ValueError:
         raise UsageError(f"--size must be WIDTHxHEIGHT, like 640x480, not {args.size!r}") from None
+    if args.out.suffix.lower() != ".y4m":
+        raise UsageError(f"--out must name a .y4m file, not {args.out.name}")
     if args.play is not None:
         return _play_clip(args, width, height)
     spec = ClipSpec(args.hands, args.seconds, args.transition_frames, args.fps, width, height,
@@ -153,8 +155,6 @@ def run_clip(args) -> int:
         spec.check()
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    if args.out.suffix.lower() != ".y4m":
-        raise UsageError(f"--out must name a .y4m file, not {args.out.name}")
     decks = _decks("heldout", "data clip",
                    "the clip shows cards of the held-out deck designs (never seen in training)")
     record = write_clip(args.out, spec, decks)
@@ -182,8 +182,6 @@ def _play_clip(args, width: int, height: int) -> int:
         spec.check()
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    if args.out.suffix.lower() != ".y4m":
-        raise UsageError(f"--out must name a .y4m file, not {args.out.name}")
     decks = _decks("heldout", "data clip",
                    "the clip shows cards of the held-out deck designs (never seen in training)")
     record = write_play_clip(args.out, spec, decks)

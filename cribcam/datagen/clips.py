@@ -203,11 +203,17 @@ def record_path(path: Path) -> Path:
 
 def write_clip(path: str | Path, spec: ClipSpec, decks: list) -> dict:
     """Renders a clip to ``path`` (``.y4m``) and its record beside it; returns the record."""
+    return write_rendered(path, lambda: render_clip(spec, decks), spec.fps)
+
+
+def write_rendered(path: str | Path, render, fps: int) -> dict:
+    """Writes the frames ``render()`` draws to ``path`` (``.y4m``) and the record it gives
+    beside it; returns the record."""
     path = Path(path)
     if path.suffix.lower() != ".y4m":
         raise ValueError(f"clips are written as Y4M: name the file .y4m, not {path.name}")
-    frames, record = render_clip(spec, decks)
+    frames, record = render()
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_y4m(path, frames, spec.fps)
+    write_y4m(path, frames, fps)
     record_path(path).write_text(json.dumps(record, indent=1) + "\n")
     return record

@@ -13,7 +13,6 @@ card lies there, or the frame before which its go is said (``cribcam live --play
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -24,7 +23,7 @@ import numpy as np
 from cribcam.datagen import textures
 from cribcam.datagen.assets import make_assets
 from cribcam.datagen.camera import look_at
-from cribcam.datagen.clips import FILL, moving_frame, noisy_frame, record_path, write_y4m
+from cribcam.datagen.clips import FILL, moving_frame, noisy_frame, write_rendered
 from cribcam.datagen.layouts import Deal, Item, Layout, card_extent
 from cribcam.datagen.scenes import compose
 from cribcam.game.table_play import PlayRefused, TablePlay
@@ -155,11 +154,4 @@ def render_play_clip(spec: PlaySpec, decks: list):
 
 def write_play_clip(path: str | Path, spec: PlaySpec, decks: list) -> dict:
     """Renders a clip of the play to ``path`` (``.y4m``) and its record beside it; returns the record."""
-    path = Path(path)
-    if path.suffix.lower() != ".y4m":
-        raise ValueError(f"clips are written as Y4M: name the file .y4m, not {path.name}")
-    frames, record = render_play_clip(spec, decks)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_y4m(path, frames, spec.fps)
-    record_path(path).write_text(json.dumps(record, indent=1) + "\n")
-    return record
+    return write_rendered(path, lambda: render_play_clip(spec, decks), spec.fps)
