@@ -72,7 +72,7 @@ class TablePlay:
     players: list[str]
     dealer: str
     hand_size: int = 4
-    steps: list[Announcement] = field(default_factory=list)
+    steps: list[Announcement] = field(default_factory=list, init=False)  # each step taken, in order
 
     def __post_init__(self) -> None:
         if len(self.players) < 2 or len(set(self.players)) != len(self.players):
@@ -82,7 +82,6 @@ class TablePlay:
         start = (self.players.index(self.dealer) + 1) % len(self.players)
         self._order = OrderOfPlay(self.players[start:] + self.players[:start], self.hand_size)
         self._laid: set[str] = set()
-        self._events: list[PegEvent] = []
 
     @property
     def turn(self) -> str | None:
@@ -178,11 +177,10 @@ class TablePlay:
         closing = self._order.series[-1] if self._order.series else None  # may take the go point
         before = len(closing.items) if closing else 0
         try:
-            self._order.check(play, len(self._events) + 1)
+            self._order.check(play, len(self.steps) + 1)
         except CardError as exc:  # a TurnError: out of turn, or a go with a card that fits
             raise PlayRefused(str(exc).split(": ", 1)[-1]) from None
         event = self._order.take(play)
-        self._events.append(event)
         pegged: dict[str, int] = {}
         if event.points:
             pegged[play.player] = event.points
