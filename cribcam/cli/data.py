@@ -151,13 +151,7 @@ def run_clip(args) -> int:
         return _play_clip(args, width, height)
     spec = ClipSpec(args.hands, args.seconds, args.transition_frames, args.fps, width, height,
                     args.seed)
-    try:
-        spec.check()
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    decks = _decks("heldout", "data clip",
-                   "the clip shows cards of the held-out deck designs (never seen in training)")
-    record = write_clip(args.out, spec, decks)
+    record = write_clip(args.out, spec, _clip_decks(spec))
     for hand in record["hands"]:
         print(f"frames {hand['first_frame']:>4}-{hand['last_frame']:<4} {' '.join(hand['hand'])}, "
               f"starter {hand['starter']}: {hand['total']}")
@@ -176,15 +170,9 @@ def _play_clip(args, width: int, height: int) -> int:
     players = PLAYERS[:args.play]
     spec = PlaySpec(players, 4 if len(players) < 4 else 3, args.seconds, args.transition_frames, args.fps,
                     width, height, args.seed)
-    try:
-        if not 2 <= args.play <= 4:
-            raise ValueError(f"--play takes 2 to 4 players, not {args.play}")
-        spec.check()
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    decks = _decks("heldout", "data clip",
-                   "the clip shows cards of the held-out deck designs (never seen in training)")
-    record = write_play_clip(args.out, spec, decks)
+    if not 2 <= args.play <= 4:
+        raise UsageError(f"--play takes 2 to 4 players, not {args.play}")
+    record = write_play_clip(args.out, spec, _clip_decks(spec))
     for step in record["steps"]:
         print(f"frame {step['frame']:>4} {step['player']}: {step.get('card', 'go')}: {step['event']['said']}")
     goes = " ".join(f"--go {said}" for said in record["goes"])
@@ -192,6 +180,15 @@ def _play_clip(args, width: int, height: int) -> int:
           f"and {record_path(args.out)}; follow it with: cribcam live --play --video {args.out} --headless --out - "
           f"--players {' '.join(players)} --dealer {record['dealer']} {goes}".rstrip())
     return 0
+
+
+def _clip_decks(spec) -> list:
+    """The held-out decks a clip of ``spec`` is drawn from, once ``spec`` is one a clip can follow."""
+    try:
+        spec.check()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return _decks("heldout", "data clip", "the clip shows cards of the held-out deck designs (never seen in training)")
 
 
 def _decks(split: str, command: str, purpose: str) -> list:

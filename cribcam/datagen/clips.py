@@ -120,9 +120,7 @@ def render_clip(spec: ClipSpec, decks: list):
     """
     spec.check()
     rng = np.random.default_rng([spec.seed, 0xC11B])
-    deck_index = int(rng.integers(len(decks)))
-    assets = make_assets([decks[deck_index]], spec.seed, n_surfaces=len(textures.SURFACES))
-    deck = assets.decks[0]
+    deck, assets = clip_deck(rng, decks, spec.seed)
     aspect = deck.height / deck.width
     deal = Deal(rng)
     layouts = [_hand_layout(rng, deal, aspect) for _ in range(spec.hands)]
@@ -167,6 +165,13 @@ def render_clip(spec: ClipSpec, decks: list):
               "deck": deck.name, "deck_split": deck.split, "deck_licence": deck.licence,
               "hands": hands, "transitions": transitions}
     return frames, record
+
+
+def clip_deck(rng: np.random.Generator, decks: list, seed: int):
+    """The deck a clip shows, chosen by ``rng`` among ``decks``, prepared with the surfaces to
+    lay it on: ``(deck, assets)``."""
+    assets = make_assets([decks[int(rng.integers(len(decks)))]], seed, n_surfaces=len(textures.SURFACES))
+    return assets.decks[0], assets
 
 
 def noisy_frame(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:

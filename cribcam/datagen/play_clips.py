@@ -20,10 +20,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from cribcam.datagen import textures
-from cribcam.datagen.assets import make_assets
 from cribcam.datagen.camera import look_at
-from cribcam.datagen.clips import FILL, moving_frame, noisy_frame, write_rendered
+from cribcam.datagen.clips import FILL, clip_deck, moving_frame, noisy_frame, write_rendered
 from cribcam.datagen.layouts import Deal, Item, Layout, card_extent
 from cribcam.datagen.scenes import compose
 from cribcam.game.table_play import PlayRefused, TablePlay
@@ -102,9 +100,7 @@ def render_play_clip(spec: PlaySpec, decks: list):
     """The clip's frames (BGR, ``spec.height`` x ``spec.width``) and its record."""
     spec.check()
     rng = np.random.default_rng([spec.seed, 0x9E6])
-    deck_index = int(rng.integers(len(decks)))
-    assets = make_assets([decks[deck_index]], spec.seed, n_surfaces=len(textures.SURFACES))
-    deck = assets.decks[0]
+    deck, assets = clip_deck(rng, decks, spec.seed)
     aspect = deck.height / deck.width
     hands, steps = play_order(spec, rng)
     rows = {player: (k - (len(spec.players) - 1) / 2) * ROW_GAP for k, player in enumerate(spec.players)}

@@ -79,6 +79,15 @@ export function miniCards(codes) {
   return span;
 }
 
+// The mark under a card to check ("check", or "?" for a guess); the card's label says it in words.
+export function checkMark(text) {
+  const mark = document.createElement("span");
+  mark.className = "check-mark";
+  mark.setAttribute("aria-hidden", "true");
+  mark.textContent = text;
+  return mark;
+}
+
 function chipButton(code, where, index) {
   const b = document.createElement("button");
   b.type = "button";
@@ -90,11 +99,7 @@ function chipButton(code, where, index) {
     if (state.unsure.has(code)) {
       // Read with doubt: drawn apart (dashed amber, "check"), and said so.
       b.classList.add("unsure");
-      const mark = document.createElement("span");
-      mark.className = "check-mark";
-      mark.setAttribute("aria-hidden", "true");
-      mark.textContent = "check";
-      b.append(mark);
+      b.append(checkMark("check"));
       b.title = "Check this card: the reader is not sure of it";
       b.setAttribute("aria-label",
         `${cardName(code)}${role}, not sure: check this card; tap to change it or confirm it`);
@@ -118,12 +123,7 @@ function guessButton(code, index) {
   b.type = "button";
   b.className = "chip guess";
   b.dataset.guess = code;
-  b.append(cardFace(code));
-  const mark = document.createElement("span");
-  mark.className = "check-mark";
-  mark.setAttribute("aria-hidden", "true");
-  mark.textContent = "?";
-  b.append(mark);
+  b.append(cardFace(code), checkMark("?"));
   b.title = "A card the reader could only guess: not counted until you name it";
   b.setAttribute("aria-label", `A card the reader could only guess: the ${cardName(code)}? Not counted: tap to name it`);
   b.addEventListener("click", () => openPicker("guess", index));

@@ -4,7 +4,7 @@
 // are still missing, then has the server teach the deck (/api/teach/train) and follows it
 // (/api/teach/status). Once taught, a hand can be read with the deck right here.
 import {
-  $, adoptReading, capitalise, cardText, hideStarterChoices, plural, send, startCounting, state,
+  $, adoptReading, capitalise, cardText, checkMark, hideStarterChoices, plural, send, startCounting, state,
 } from "./counting.js";
 
 const SUIT_ORDER = ["C", "D", "H", "S"];
@@ -149,13 +149,7 @@ function chip(photo, card, k) {
   face.className = "face" + (card.name && "HD".includes(card.name[1]) ? " red" : " black");
   face.textContent = card.name ? cardText(card.name) : "?";
   button.append(number, face);
-  if (check) {
-    const mark = document.createElement("span");
-    mark.className = "check-mark";
-    mark.setAttribute("aria-hidden", "true");
-    mark.textContent = "check";
-    button.append(mark);
-  }
+  if (check) button.append(checkMark("check"));
   button.addEventListener("click", () => editName(button, photo, card));
   return button;
 }
