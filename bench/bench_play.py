@@ -20,7 +20,6 @@ import platform
 import statistics
 import tempfile
 import time
-from functools import partial
 from pathlib import Path
 
 import cv2
@@ -29,7 +28,7 @@ from cribcam.datagen.decks import load_decks
 from cribcam.datagen.play_clips import PlaySpec, write_play_clip
 from cribcam.game.table_play import TablePlay
 from cribcam.live.desktop import frames as video_frames
-from cribcam.live.play import follow_play
+from cribcam.live.play import follow_play, table_reader
 from cribcam.vision import CardReader
 
 
@@ -42,7 +41,7 @@ def follow_clip(path: Path, record: dict, reader: CardReader) -> tuple[list[dict
         goes.setdefault(int(frame), []).append(player)
     capture = cv2.VideoCapture(str(path))
     table = TablePlay(players, record["dealer"], record["hand_size"])
-    read = partial(reader.read, starter=False, expected=record["hand_size"] * len(players))
+    read = table_reader(reader.read, table)
     started = time.perf_counter()
     events = list(follow_play(video_frames(capture), read, table, record["fps"], goes))
     capture.release()

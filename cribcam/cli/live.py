@@ -143,7 +143,7 @@ def _play(args, how: str) -> int:
 
     from cribcam.game.table_play import TablePlay
     from cribcam.live import desktop
-    from cribcam.live.play import follow_play
+    from cribcam.live.play import follow_play, table_reader
 
     if how != "headless":
         raise UsageError("--play writes the play's events: add --headless --out FILE (or --out -)")
@@ -168,10 +168,8 @@ def _play(args, how: str) -> int:
     capture = cv2.VideoCapture(str(args.video) if args.video else camera)
     if not capture.isOpened():
         raise UsageError(f"cannot open {'video ' + str(args.video) if args.video else f'camera {camera}'}")
-    # The table shows the cards laid so far, no starter: read as a deal is, at most every card of the play.
-    events = follow_play(desktop.frames(capture), partial(reader.read, starter=False,
-                                                          expected=hand_size * len(args.players)),
-                         table, capture.get(cv2.CAP_PROP_FPS) or 30.0, goes)
+    events = follow_play(desktop.frames(capture), table_reader(reader.read, table), table,
+                         capture.get(cv2.CAP_PROP_FPS) or 30.0, goes)
     out = sys.stdout if str(args.out) == "-" else args.out.open("w")
     try:
         for event in events:

@@ -10,15 +10,22 @@ lines.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
 from cribcam.game.table_play import PlayRefused, TablePlay
-from cribcam.scoring.cards import Card
 from cribcam.live.laid import LaidCards
 from cribcam.live.still import StillFrames
+from cribcam.scoring.cards import Card
 from cribcam.vision.reading import Reading
+
+
+def table_reader(read: Callable[..., Reading], table: TablePlay) -> Callable[[np.ndarray], Reading]:
+    """``read`` (``CardReader.read``, or anything with its arguments) as the play's table is read:
+    the cards laid so far and no starter, as a deal is read, at most every card of the play."""
+    return partial(read, expected=table.hand_size * len(table.players), starter=False)
 
 
 class PlayWatch:

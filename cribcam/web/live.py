@@ -193,11 +193,9 @@ def _play_frame(session_id: str, session, image, slot):
         ``{"session", "frame", "reading", "play"}``: ``play`` is where the play stands with
         this frame's ``new`` events (``_play_state``).
     """
-    table = session.play.table
+    from cribcam.live.play import table_reader
 
-    def read(frame):  # the table shows the cards laid so far, no starter: read as a deal is
-        return slot.read(frame, expected=table.hand_size * len(table.players), starter=False)
-
+    read = table_reader(slot.read, session.play.table)
     with session.reading():
         number = session.frames
         events = session.play.frame(image, read, current_app.extensions["cribcam.live"].clock(), {"frame": number})
