@@ -39,6 +39,13 @@ MARK_APART = 2.0
 # this on their short side, in the finder's input pixels: about where the finder's finest grid
 # starts to miss them (models/HISTORY.md, "Run 8").
 CLOSER_BELOW = 14
+# A photo read with its count and cards missing gets a closer look unless the indices read are
+# at least this large there: the cards not found are then hidden or out of the photo, not too
+# small to see, and enlarging the photo four times over (the slowest look) found little.
+# Chosen on the choosing sets (count given, against a closer look at any size): synth-choose read
+# 0.0015 fewer of its cards, 0.0009 more precisely, one hand in 300 less exactly; the real
+# training photos the same (models/HISTORY.md, "Speed").
+CLOSER_UNLESS = 40
 SAME_BOX = 0.5  # IoU at which a box of the closer look is one the first look found
 
 
@@ -129,14 +136,15 @@ class CardReader:
     def _wants_closer_look(self, image: np.ndarray, cards: list[SeenCard], found: Detections,
                            expected: int | None) -> bool:
         """Whether an image is worth a closer look (``IndexFinder``): cards are missing from its
-        known count, or, without one, the indices read are tiny at the finder's input size (or
-        none was read)."""
-        if expected is not None:
-            return len(cards) < expected
+        known count, unless the indices read are large at the finder's input size; without a
+        count, the indices read are tiny there (or none was read)."""
         read = found[found.confidence >= self.conf]
         sides = np.minimum(read.xyxy[:, 2] - read.xyxy[:, 0], read.xyxy[:, 3] - read.xyxy[:, 1])
         at_input = self.finder.imgsz / max(image.shape[:2])  # the whole look's scale
-        return not len(sides) or float(np.median(sides)) * at_input < CLOSER_BELOW
+        side = float(np.median(sides)) * at_input if len(sides) else 0.0
+        if expected is not None:
+            return len(cards) < expected and side < CLOSER_UNLESS
+        return side < CLOSER_BELOW
 
     def _closer_look(self, image: np.ndarray, whole: tuple[Detections, np.ndarray, np.ndarray],
                      plain: Detections) -> tuple[Detections, np.ndarray, np.ndarray]:

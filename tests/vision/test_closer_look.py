@@ -93,6 +93,14 @@ def test_a_hand_read_whole_is_not_read_again(reader):
     assert _looks(reader, _from_twice_as_far("heldout-gnome-bellot-0000005.jpg"), expected=5) == ["whole", "closer"]
 
 
+def test_large_indices_with_cards_missing_take_no_closer_look(reader):
+    # Three cards filling a photo read as a hand of five: the two not there are not too small to
+    # see, so the photo is not read again enlarged (its slowest look).
+    photo = cv2.imread(str(PHOTOS / "blackgold-3-cards.jpg"))
+    assert _looks(reader, photo, expected=5) == ["whole"]
+    assert sorted(reader.read(photo, expected=5).codes) == ["6H", "AH", "JC"]
+
+
 def test_the_closer_look_reads_the_boxes_a_closer_detect_reads(reader):
     # Taking the whole look's boxes and their probabilities over from the first look gives the
     # boxes of a closer look run from scratch, and the same cards.
