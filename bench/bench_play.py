@@ -1,9 +1,11 @@
 """Benchmark live pegging on generated clips of whole plays: every card read once, every peg right.
 
-Run: python bench/bench_play.py [--clips 20] [--model DIR] [--keep DIR]
+Run: python bench/bench_play.py [--clips 20] [--photos] [--model DIR] [--keep DIR]
 
 Renders ``--clips`` clips of the play (``datagen.play_clips``: two to four players, the held-out
-deck designs, seeds 0 to N-1, 10 frames a second), follows each as ``cribcam live --play`` does
+deck designs, seeds 0 to N-1, 10 frames a second; with ``--photos``, ``datagen.photo_play_clips``:
+each card a real photo of that one card, from the shared real photos' validation part as
+``cribcam data real`` builds it, never trained on), follows each as ``cribcam live --play`` does
 (``live.play.follow_play``, the goes given at the frames the clip's record says) and compares
 the events with the play the clip shows: the cards laid (each read once: none missed, none
 doubled, none read as another), every event's count and pegs in order, and the delay from the
@@ -25,11 +27,15 @@ from pathlib import Path
 import cv2
 
 from cribcam.datagen.decks import load_decks
+from cribcam.datagen.photo_play_clips import single_card_photos, write_photo_play_clip
 from cribcam.datagen.play_clips import PlaySpec, write_play_clip
 from cribcam.game.table_play import TablePlay
 from cribcam.live.desktop import frames as video_frames
 from cribcam.live.play import follow_play, table_reader
 from cribcam.vision import CardReader
+from cribcam.vision.evaluate import load_labels
+
+REAL = Path(__file__).resolve().parents[1] / "datasets" / "build" / "real"
 
 
 def follow_clip(path: Path, record: dict, reader: CardReader) -> tuple[list[dict], float]:
@@ -67,8 +73,19 @@ def main() -> None:
     parser.add_argument("--clips", type=int, default=20)
     parser.add_argument("--model", type=Path)
     parser.add_argument("--keep", type=Path, help="keep the clips in this folder")
+    parser.add_argument("--photos", action="store_true",
+                        help="lay real photos of single cards (the validation part of --real) instead of drawn cards")
+    parser.add_argument("--real", type=Path, default=REAL,
+                        help="the real photos as `cribcam data real` builds them (default datasets/build/real)")
     args = parser.parse_args()
-    decks = load_decks(split="heldout", progress=False)
+    if args.photos:
+        if not (args.real / "labels-val.json").is_file():
+            raise SystemExit(f"no real photos built at {args.real}: run `cribcam data real --out {args.real}`")
+        photos = single_card_photos(args.real / "images" / "val", load_labels(args.real / "labels-val.json"))
+        write = lambda path, spec: write_photo_play_clip(path, spec, photos)  # noqa: E731
+    else:
+        decks = load_decks(split="heldout", progress=False)
+        write = lambda path, spec: write_play_clip(path, spec, decks)  # noqa: E731
     reader = CardReader(args.model)
     folder = args.keep or Path(tempfile.mkdtemp(prefix="bench-play-"))
     results, per_frame = [], []
@@ -76,12 +93,12 @@ def main() -> None:
         players = ("Ann", "Bob", "Cat", "Dan")[:2 + seed % 3]
         spec = PlaySpec(players=players, hand_size=4 if len(players) < 4 else 3, seed=seed)
         path = folder / f"play-{seed}.y4m"
-        record = write_play_clip(path, spec, decks)
+        record = write(path, spec)
         events, seconds = follow_clip(path, record, reader)
         result = judge(record, events)
         results.append(result)
         per_frame.append(seconds)
-        print(f"clip {seed}: {len(players)} players, {record['deck']}, {result['cards']} cards: missed "
+        print(f"clip {seed}: {len(players)} players, {record.get('deck', 'real photos')}, {result['cards']} cards: missed "
               f"{result['missed']}, doubled {result['doubled']}, read as another {result['wrong']}, refused "
               f"{result['refused']}; pegs {'all right' if result['pegs_right'] else 'NOT all right'}; "
               f"{seconds * 1000:.0f} ms a frame", flush=True)

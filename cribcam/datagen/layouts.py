@@ -63,8 +63,9 @@ class Layout:
 class Deal:
     """Hands out distinct card codes from a shuffled deck, as a real deck does."""
 
-    def __init__(self, rng: np.random.Generator) -> None:
-        self.order = [CARD_CODES[i] for i in rng.permutation(len(CARD_CODES))]
+    def __init__(self, rng: np.random.Generator, codes=CARD_CODES) -> None:
+        """Deals from ``codes`` (a whole deck by default) in a shuffled order."""
+        self.order = [codes[i] for i in rng.permutation(len(codes))]
 
     def take(self, n: int) -> list[str]:
         taken, self.order = self.order[:n], self.order[n:]

@@ -75,10 +75,10 @@ class PlaySpec:
             raise ValueError("frames must be landscape (width at least height), even sizes, at least 64 pixels high")
 
 
-def play_order(spec: PlaySpec, rng: np.random.Generator) -> tuple[dict, list[dict]]:
-    """Each player's cards, and the play's steps in order: ``{"player", "card"}`` or
-    ``{"player", "go": True}``, each with what ``TablePlay`` answers to it."""
-    deal = Deal(rng)
+def play_order(spec: PlaySpec, deal: Deal) -> tuple[dict, list[dict]]:
+    """Each player's cards, dealt from ``deal``, and the play's steps in order:
+    ``{"player", "card"}`` or ``{"player", "go": True}``, each with what ``TablePlay`` answers
+    to it."""
     hands = {player: deal.take(spec.hand_size) for player in spec.players}
     table = TablePlay(list(spec.players), spec.players[-1], spec.hand_size)
     left = {player: list(cards) for player, cards in hands.items()}
@@ -102,19 +102,53 @@ def render_play_clip(spec: PlaySpec, decks: list):
     rng = np.random.default_rng([spec.seed, 0x9E6])
     deck, assets = clip_deck(rng, decks, spec.seed)
     aspect = deck.height / deck.width
-    hands, steps = play_order(spec, rng)
-    rows = {player: (k - (len(spec.players) - 1) / 2) * ROW_GAP for k, player in enumerate(spec.players)}
-    slots = {player: [] for player in spec.players}
-    every = [Item("card", (i - (spec.hand_size - 1) / 2) * STEP, rows[p], 0.0, hands[p][i], "table")
-             for p in spec.players for i in range(spec.hand_size)]
+    hands, steps = play_order(spec, Deal(rng))
+    every = [Item("card", x, y, 0.0, code, "table") for (x, y), code in zip(
+        all_places(spec), (hands[p][i] for p in spec.players for i in range(spec.hand_size)))]
     x0, y0, x1, y1 = card_extent(Layout("play", every, None, aspect))
     card_px = FILL * min(spec.width / (x1 - x0), spec.height / (y1 - y0))
     camera = look_at(((x0 + x1) / 2, (y0 + y1) / 2), card_px, tilt=float(rng.uniform(5, 12)),
                      azimuth=0.0, roll=float(rng.normal(0, 2)), size=spec.width)
     top = (spec.width - spec.height) // 2
     table_seed = int(rng.integers(2**31))
+
+    def still(items: list[Item]) -> np.ndarray:
+        scene = compose(np.random.default_rng(table_seed), Layout("play", items, None, aspect), camera, deck,
+                        assets, {"name": "plain"}, photographic=False)
+        return scene.image[top:top + spec.height]
+
+    frames = film_play(spec, steps, rng, still)
+    record = {"format": "y4m", **asdict(spec), "frames": len(frames), "deck": deck.name, "deck_split": deck.split,
+              "deck_licence": deck.licence, **play_record(spec, hands, steps)}
+    return frames, record
+
+
+def all_places(spec: PlaySpec) -> list[tuple[float, float]]:
+    """Where each card of the play lies once laid, in table units (a card is 1 wide), player by
+    player in seating order: each player's row in front of him."""
+    return [(i * STEP + _row_start(spec), _row(spec, k)) for k in range(len(spec.players)) for i in range(spec.hand_size)]
+
+
+def _row(spec: PlaySpec, k: int) -> float:
+    return (k - (len(spec.players) - 1) / 2) * ROW_GAP
+
+
+def _row_start(spec: PlaySpec) -> float:
+    return -(spec.hand_size - 1) / 2 * STEP
+
+
+def film_play(spec: PlaySpec, steps: list[dict], rng: np.random.Generator, still) -> list[np.ndarray]:
+    """The frames of the play's ``steps``, each step's first frame set in it (``"frame"``).
+
+    Each card laid is added to its player's row and the table, drawn by ``still(items)`` (the
+    cards lying there: kind "card" face up, "back" face down), lies still for
+    ``spec.hold_frames`` frames of fresh sensor noise, led to by blurred frames of the hand
+    laying it. When a count ends its cards are turned face down; as a card is laid, the cards
+    laid before are nudged now and then; the light swings over the clip.
+    """
+    slots = {player: [] for player in spec.players}
     frames: list[np.ndarray] = []
-    still = None
+    before = None
     for step in steps:
         if "go" in step:  # said before the next card's frames: at the frame to come
             step["frame"] = len(frames)
@@ -127,25 +161,31 @@ def render_play_clip(spec: PlaySpec, decks: list):
         for row in slots.values():  # the cards laid before, nudged now and then by the hand
             row[:] = [Item(item.kind, item.x + float(rng.normal(0, spec.nudge)), item.y + float(rng.normal(0, spec.nudge)),
                            item.angle, item.code, item.role) if rng.random() < 0.3 else item for item in row]
-        slots[player].append(Item("card", (len(slots[player]) - (spec.hand_size - 1) / 2) * STEP
-                                  + float(rng.normal(0, 0.04)), rows[player] + float(rng.normal(0, 0.04)),
-                                  float(rng.normal(0, 4.0)), step["card"], "table"))
-        layout = Layout("play", [item for p in spec.players for item in slots[p]], None, aspect)
-        scene = compose(np.random.default_rng(table_seed), layout, camera, deck, assets, {"name": "plain"},
-                        photographic=False)
-        after = scene.image[top:top + spec.height]
-        if still is not None:
-            frames += [moving_frame(still, after, k / (spec.transition_frames + 1), spec.width)
+        seat = spec.players.index(player)
+        slots[player].append(Item("card", len(slots[player]) * STEP + _row_start(spec) + float(rng.normal(0, 0.04)),
+                                  _row(spec, seat) + float(rng.normal(0, 0.04)), float(rng.normal(0, 4.0)),
+                                  step["card"], "table"))
+        after = still([item for p in spec.players for item in slots[p]])
+        if before is not None:
+            frames += [moving_frame(before, after, k / (spec.transition_frames + 1), spec.width)
                        for k in range(1, spec.transition_frames + 1)]
         step["frame"] = len(frames)
         frames += [noisy_frame(rng, after) for _ in range(spec.hold_frames)]
-        still = after
-    swing = [1.0 + spec.light * math.sin(2 * math.pi * k / max(len(frames), 1)) for k in range(len(frames))]
-    frames = [cv2.convertScaleAbs(frame, alpha=gain) for frame, gain in zip(frames, swing)]
-    record = {"format": "y4m", **asdict(spec), "frames": len(frames), "deck": deck.name, "deck_split": deck.split,
-              "deck_licence": deck.licence, "hands": hands, "dealer": spec.players[-1], "steps": steps,
-              "goes": [f"{step['frame']}:{step['player']}" for step in steps if "go" in step]}
-    return frames, record
+        before = after
+    return swing_light(frames, spec.light)
+
+
+def play_record(spec: PlaySpec, hands: dict, steps: list[dict]) -> dict:
+    """The part of a clip's record that says its play: hands, dealer, steps and the goes as
+    ``cribcam live --play --go`` takes them."""
+    return {"hands": hands, "dealer": spec.players[-1], "steps": steps,
+            "goes": [f"{step['frame']}:{step['player']}" for step in steps if "go" in step]}
+
+
+def swing_light(frames: list[np.ndarray], light: float) -> list[np.ndarray]:
+    """The frames lit by a light swinging once up and down over the clip by ``light`` of its level."""
+    swing = [1.0 + light * math.sin(2 * math.pi * k / max(len(frames), 1)) for k in range(len(frames))]
+    return [cv2.convertScaleAbs(frame, alpha=gain) for frame, gain in zip(frames, swing)]
 
 
 def write_play_clip(path: str | Path, spec: PlaySpec, decks: list) -> dict:

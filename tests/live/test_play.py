@@ -7,6 +7,7 @@ import sys
 import numpy as np
 import pytest
 
+from cribcam.datagen.photo_play_clips import single_card_photos, write_photo_play_clip
 from cribcam.datagen.play_clips import PlaySpec, write_play_clip
 from cribcam.game.table_play import TablePlay
 from cribcam.live.play import follow_play
@@ -58,13 +59,22 @@ def play_clip(heldout_decks, tmp_path_factory):
     return path, write_play_clip(path, PlaySpec(seed=1), heldout_decks)
 
 
+@pytest.fixture(scope="module")
+def photo_play_clip(real_photos, tmp_path_factory):
+    """A play laid with real photos of single cards (``datagen.photo_play_clips``)."""
+    photos = single_card_photos(real_photos / "images", json.loads((real_photos / "labels.json").read_text()))
+    path = tmp_path_factory.mktemp("photo-play") / "play.y4m"
+    return path, write_photo_play_clip(path, PlaySpec(seed=1), photos)
+
+
 def live(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "cribcam", "live", *args], capture_output=True, text=True,
                           timeout=300)
 
 
-def test_cribcam_live_play_pegs_a_clip_of_the_play_as_it_was_played(play_clip, shipped_models):
-    path, record = play_clip
+@pytest.mark.parametrize("clip", ["play_clip", "photo_play_clip"])
+def test_cribcam_live_play_pegs_a_clip_of_the_play_as_it_was_played(clip, shipped_models, request):
+    path, record = request.getfixturevalue(clip)
     goes = [arg for said in record["goes"] for arg in ("--go", said)]
     result = live("--play", "--video", str(path), "--headless", "--out", "-", "--players", *record["players"],
                   "--dealer", record["dealer"], *goes, "--model", str(shipped_models))

@@ -1,0 +1,63 @@
+"""Clips of the play made of real photos of single cards (the shared real photos)."""
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from cribcam.datagen.photo_play_clips import TABLE, render_photo_play_clip, single_card_photos
+from cribcam.datagen.play_clips import PlaySpec
+from cribcam.game.table_play import TablePlay
+
+SPEC = PlaySpec(players=("Ann", "Bob"), hold_seconds=0.5, transition_frames=2, seed=4)
+
+
+@pytest.fixture(scope="module")
+def photos(real_photos):
+    return single_card_photos(real_photos / "images", json.loads((real_photos / "labels.json").read_text()))
+
+
+def test_only_photos_of_one_card_seen_from_above_with_both_corners_are_laid(tmp_path):
+    for name in ("upright", "flat", "two", "one-corner"):
+        cv2.imwrite(str(tmp_path / f"{name}.jpg"), np.zeros((64, 64, 3), np.uint8))
+    corners = lambda card, *boxes: {"cards": [{"card": card, "box": box} for box in boxes]}  # noqa: E731
+    labels = {
+        "upright.jpg": corners("5C", [10, 10, 20, 25], [40, 45, 50, 60]),
+        "flat.jpg": corners("6C", [0, 20, 10, 30], [50, 25, 60, 35]),  # 60 wide, 15 high: edge-on
+        "two.jpg": {"cards": [{"card": "5C", "box": [10, 10, 20, 25]}, {"card": "7D", "box": [40, 45, 50, 60]}]},
+        "one-corner.jpg": corners("8S", [10, 10, 20, 25]),
+        "missing.jpg": corners("9H", [10, 10, 20, 25], [40, 45, 50, 60]),  # no such file
+    }
+    photos = single_card_photos(tmp_path, labels)
+    assert list(photos) == ["5C"]
+    (photo,) = photos["5C"]
+    assert photo.path.name == "upright.jpg" and photo.extent == (10, 10, 50, 60) and photo.index_side == 15
+
+
+def test_each_card_laid_is_its_photo_in_front_of_its_player_in_the_order_of_play(photos):
+    frames, record = render_photo_play_clip(SPEC, photos)
+    assert len(frames) == record["frames"] and frames[0].shape == (SPEC.height, SPEC.width, 3)
+    table = TablePlay(list(SPEC.players), record["dealer"], SPEC.hand_size)
+    laid = []
+    for step in record["steps"]:
+        event = table.go(step["player"]) if "go" in step else table.lay(step["player"], step["card"])
+        assert event.as_dict() == step["event"]
+        if "card" in step:
+            assert step["card"] in record["hands"][step["player"]] and step["card"] in record["photos"]
+            laid.append(step)
+    assert len(laid) == 2 * SPEC.hand_size
+    # Ann leads in her row, above Bob's; Bob's card comes where the table lay bare.
+    first, second = laid[0], laid[1]
+    assert (first["player"], second["player"]) == ("Ann", "Bob")
+    half = SPEC.height // 2
+    on_table = np.abs(frames[first["frame"]].astype(int) - TABLE).sum(axis=2) > 60
+    assert on_table[:half].sum() > 20 * max(1, on_table[half:].sum())
+    changed = np.abs(frames[second["frame"]].astype(int) - frames[first["frame"]]).sum(axis=2) > 60
+    assert changed[half:].sum() > 5 * changed[:half].sum()
+
+
+def test_too_few_photos_for_the_cards_laid_is_said(photos):
+    few = dict(list(photos.items())[:5])
+    with pytest.raises(ValueError, match="need photos of 8 different cards, not 5"):
+        render_photo_play_clip(SPEC, few)
