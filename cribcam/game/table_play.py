@@ -12,6 +12,7 @@ explained, not crashed on (``PlayRefused``): a card out of turn, a card that wou
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from cribcam.scoring import rules
@@ -124,6 +125,8 @@ class TablePlay:
             code = Card.from_code(card).code
         except CardError as exc:
             raise PlayRefused(str(exc)) from None
+        if self.turn is None:  # before the player: a card seen after the play has no one to lay it
+            raise PlayRefused("the play is over: every card is played")
         if code in self._laid:
             raise PlayRefused(f"the {code} is on the table already: a deck has one")
         played = Played.parse(code)
@@ -179,7 +182,8 @@ class TablePlay:
         try:
             self._order.check(play, len(self.steps) + 1)
         except CardError as exc:  # a TurnError: out of turn, or a go with a card that fits
-            raise PlayRefused(str(exc).split(": ", 1)[-1]) from None
+            # Without the turn's number, nor the hint of how a typed play says go ("(Bob:go)").
+            raise PlayRefused(re.sub(r" \([^()]*:go\)", "", str(exc).split(": ", 1)[-1])) from None
         event = self._order.take(play)
         pegged: dict[str, int] = {}
         if event.points:

@@ -2,7 +2,9 @@
 
 Each frame is read (``StillFrames``: a frame that did not change is not read again), the cards
 newly laid are found (``LaidCards``) and given to the play (``game.table_play.TablePlay``) as
-the card of the player whose turn it is; a go comes from the player (a button on the page, a
+the card of the player whose turn it is, unless it lies in front of another player: among that
+player's cards of this play, away from the turn player's (``who_laid``); the play then refuses
+it as laid out of turn. A go comes from the player (a button on the page, a
 ``--go FRAME:NAME`` on the command line). A card the play refuses is said as refused and may
 be laid again once it has left the table. ``cribcam live --play`` writes these events as JSON
 lines.
@@ -19,7 +21,16 @@ from cribcam.game.table_play import PlayRefused, TablePlay
 from cribcam.live.laid import LaidCards
 from cribcam.live.still import StillFrames
 from cribcam.scoring.cards import Card
-from cribcam.vision.reading import Reading
+from cribcam.vision.reading import Reading, SeenCard
+
+# A card lies in front of another player than the one whose turn it is when it lies this many
+# times nearer his cards of this play than the turn player's, and the two players' cards lie at
+# least APART index sizes from each other: cards laid in one pile say nothing of who laid them.
+# At the play clips' table (rows 1.7 card widths apart, a card every 1.15 in a row), a card laid
+# in turn lies 0.68 times as far from its player's cards as from the others', one laid out of
+# turn 1.5 times.
+NEARER = 1.25
+APART = 4.0
 
 
 def table_reader(read: Callable[..., Reading], table: TablePlay) -> Callable[[np.ndarray], Reading]:
@@ -39,6 +50,7 @@ class PlayWatch:
         self.table = table
         self.laid, self.still = LaidCards(), StillFrames()
         self.events: list[dict] = []  # every event so far, in order
+        self.places: dict[str, list[np.ndarray]] = {}  # where each player's cards of this play lie
 
     def frame(self, image: np.ndarray, read: Callable[[np.ndarray], Reading], at: float,
               when: dict | None = None) -> list[dict]:
@@ -47,11 +59,13 @@ class PlayWatch:
         ``when`` added."""
         events = []
         for seen in self.laid.update(self.still.read(image, read), at):
-            player = self.table.turn
+            player = who_laid(seen, self.table.turn, self.places)
             event = _step(lambda: self.table.lay(player, seen.card), {**(when or {}), "player": player,
                                                                       "card": seen.card})
             if "refused" in event:
                 self.laid.refused(seen.card)
+            else:
+                self.places.setdefault(player, []).append(_centre(seen)[0])
             events.append({**event, "unsure": seen.unsure})
         self.events += events
         return events
@@ -76,6 +90,32 @@ class PlayWatch:
         event = _step(lambda: self.table.go(player), {**(when or {}), "player": player, "go": True})
         self.events.append(event)
         return event
+
+
+def who_laid(card: SeenCard, turn: str | None, places: dict[str, list[np.ndarray]]) -> str | None:
+    """Who laid ``card``: the player whose turn it is (``turn``), unless the card lies in front of
+    another player (``NEARER``, ``APART``), by where each player's cards of this play lie
+    (``places``: their centres). Before a player has laid a card, where he sits is not known."""
+    here, size = _centre(card)
+    near = {player: min(float(np.linalg.norm(here - spot)) for spot in spots)
+            for player, spots in places.items() if spots}
+    if not near or (turn is not None and turn not in near):
+        return turn
+    other = min(near, key=near.get)
+    if turn is None or other == turn:  # after the play: whoever's place it lies in
+        return other
+    if near[turn] < NEARER * near[other]:
+        return turn
+    apart = min(float(np.linalg.norm(a - b)) for a in places[turn] for b in places[other])
+    return other if apart >= APART * size else turn
+
+
+def _centre(card: SeenCard) -> tuple[np.ndarray, float]:
+    """The middle of a card's index boxes (the card's centre when both corners are read), and the
+    boxes' size."""
+    boxes = np.asarray(card.boxes, np.float64).reshape(-1, 4)
+    return (boxes[:, :2] + boxes[:, 2:]).mean(axis=0) / 2, float(np.median(np.maximum(
+        boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
 
 
 def follow_play(frames: Iterable[np.ndarray], read: Callable[[np.ndarray], Reading], table: TablePlay,

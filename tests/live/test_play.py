@@ -29,6 +29,19 @@ def scripted(tables: list[list[str]], hold: int = 6):
     return frames, read
 
 
+def placed(tables: list[dict[str, tuple[float, float]]], hold: int = 6):
+    """As ``scripted``, each card read where its table says (its top-left corner's index box,
+    20 by 30 pixels, at that point)."""
+    frames = [np.full((48, 64, 3), 20 * k, np.uint8) for k, _ in enumerate(tables) for _ in range(hold)]
+
+    def read(image) -> Reading:
+        cards = tables[int(image[0, 0, 0]) // 20]
+        return Reading(tuple(SeenCard(code, 0.9, ((x, y, x + 20, y + 30),)) for code, (x, y) in cards.items()),
+                       width=64, height=48)
+
+    return frames, read
+
+
 def test_each_card_laid_is_the_card_of_the_player_whose_turn_it_is():
     frames, read = scripted([[], ["5H"], ["5H", "TD"], ["5H", "TD", "5S"]])
     events = list(follow_play(frames, read, TablePlay(["Ann", "Bob"], "Bob"), FPS))
@@ -51,6 +64,30 @@ def test_goes_are_said_at_their_frames_and_a_card_refused_is_said_so():
         [("Bob", "go", 24), ("Ann", "go: one for the go to Ann", 30)]
     last = [e for e in events if e.get("card") == "2C"]
     assert last and last[0]["player"] == "Bob" and last[0]["said"] == "2"  # Bob leads the next count
+
+
+def test_a_card_laid_in_front_of_a_player_out_of_his_turn_is_refused_as_his():
+    # Ann's cards in a row at the top, Bob's at the bottom, 200 pixels (more than 4 index
+    # sizes) apart. After Ann's 5S it is Bob's turn; Ann lays her 4D beside her 5S.
+    ann = lambda k: (120.0 * k, 0.0)  # noqa: E731
+    bob = lambda k: (120.0 * k, 200.0)  # noqa: E731
+    start = {"5H": ann(0), "TD": bob(0), "5S": ann(1)}
+    frames, read = placed([{}, {"5H": ann(0)}, {"5H": ann(0), "TD": bob(0)}, start, {**start, "4D": ann(2)},
+                           start, {**start, "2C": bob(1)}, {**start, "2C": bob(1), "4D": ann(2)}])
+    events = list(follow_play(frames, read, TablePlay(["Ann", "Bob"], "Bob"), FPS))
+    assert [(e["player"], e["card"], e.get("said") or e["refused"]) for e in events[:-1]] == [
+        ("Ann", "5H", "5"), ("Bob", "TD", "15, fifteen for two"), ("Ann", "5S", "20"),
+        ("Ann", "4D", "it is Bob's turn, not Ann's: Ann plays again only after Bob says go"),  # taken back
+        ("Bob", "2C", "22"), ("Ann", "4D", "26")]
+
+
+def test_cards_laid_in_one_pile_are_each_the_card_of_the_player_whose_turn_it_is():
+    pile = [(0.0, 0.0), (8.0, 5.0), (3.0, 12.0), (12.0, 2.0)]
+    cards = ["5H", "TD", "5S", "4D"]
+    frames, read = placed([dict(zip(cards[:k], pile[:k])) for k in range(5)])
+    events = list(follow_play(frames, read, TablePlay(["Ann", "Bob"], "Bob"), FPS))
+    assert [(e["player"], e["card"]) for e in events[:-1]] == [("Ann", "5H"), ("Bob", "TD"), ("Ann", "5S"),
+                                                               ("Bob", "4D")]
 
 
 @pytest.fixture(scope="module")
