@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -71,6 +72,9 @@ def add_parser(subparsers) -> None:
     clip.add_argument("--play", type=int, metavar="PLAYERS",
                       help="a clip of the play instead: 2 to 4 players lay their cards one at a time, each lying "
                            "still --seconds (follow it with cribcam live --play: its record gives the goes)")
+    clip.add_argument("--photos", type=Path, metavar="FOLDER",
+                      help="with --play: lay real photos of single cards instead of drawn ones, from FOLDER "
+                           "(its images/ and labels.json, as the shared real photos hold them)")
     clip.set_defaults(handler=run_clip)
 
 
@@ -149,6 +153,8 @@ def run_clip(args) -> int:
         raise UsageError(f"--out must name a .y4m file, not {args.out.name}")
     if args.play is not None:
         return _play_clip(args, width, height)
+    if args.photos is not None:
+        raise UsageError("--photos lays the cards of a clip of the play: give --play PLAYERS too")
     spec = ClipSpec(args.hands, args.seconds, args.transition_frames, args.fps, width, height,
                     args.seed)
     record = write_clip(args.out, spec, _clip_decks(spec))
@@ -165,6 +171,7 @@ PLAYERS = ("Ann", "Bob", "Cat", "Dan")  # the players of a clip of the play, in 
 
 def _play_clip(args, width: int, height: int) -> int:
     from cribcam.datagen.clips import record_path
+    from cribcam.datagen.photo_play_clips import write_photo_play_clip
     from cribcam.datagen.play_clips import PlaySpec, write_play_clip
 
     players = PLAYERS[:args.play]
@@ -172,14 +179,40 @@ def _play_clip(args, width: int, height: int) -> int:
                     width, height, args.seed)
     if not 2 <= args.play <= 4:
         raise UsageError(f"--play takes 2 to 4 players, not {args.play}")
-    record = write_play_clip(args.out, spec, _clip_decks(spec))
+    if args.photos is None:
+        record = write_play_clip(args.out, spec, _clip_decks(spec))
+    else:
+        try:
+            record = write_photo_play_clip(args.out, spec, _card_photos(args.photos))
+        except ValueError as exc:
+            raise UsageError(f"--photos {args.photos}: {exc}") from None
     for step in record["steps"]:
         print(f"frame {step['frame']:>4} {step['player']}: {step.get('card', 'go')}: {step['event']['said']}")
     goes = " ".join(f"--go {said}" for said in record["goes"])
-    print(f"{record['frames']} frames at {spec.fps} fps, {width}x{height}, deck {record['deck']} -> {args.out} "
+    shown = f"deck {record['deck']}" if "deck" in record else f"photos from {args.photos}"
+    print(f"{record['frames']} frames at {spec.fps} fps, {width}x{height}, {shown} -> {args.out} "
           f"and {record_path(args.out)}; follow it with: cribcam live --play --video {args.out} --headless --out - "
           f"--players {' '.join(players)} --dealer {record['dealer']} {goes}".rstrip())
     return 0
+
+
+def _card_photos(folder: Path) -> dict:
+    """The photos of single cards in ``folder`` (``images/`` and ``labels.json``) by card."""
+    from cribcam.datagen.photo_play_clips import single_card_photos
+
+    labels_file = folder / "labels.json"
+    if not labels_file.is_file():
+        raise UsageError(f"--photos {folder}: no labels.json there (give a folder like the shared real "
+                         f"photos: images/ and labels.json)")
+    try:
+        labels = json.loads(labels_file.read_text())
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"--photos {folder}: labels.json cannot be read ({exc})") from None
+    try:
+        return single_card_photos(folder / "images", labels)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        raise UsageError(f"--photos {folder}: labels.json does not say the cards of each photo as the shared "
+                         f"real photos' does ({{name: {{\"cards\": [{{\"card\", \"box\"}}]}}}})") from None
 
 
 def _clip_decks(spec) -> list:

@@ -61,3 +61,32 @@ def test_too_few_photos_for_the_cards_laid_is_said(photos):
     few = dict(list(photos.items())[:5])
     with pytest.raises(ValueError, match="need photos of 8 different cards, not 5"):
         render_photo_play_clip(SPEC, few)
+
+
+def test_cribcam_data_clip_lays_real_photos_and_says_how_to_follow_them(tmp_path, real_photos, capsys):
+    from cribcam.cli.main import main
+
+    out = tmp_path / "play.y4m"
+    assert main(["data", "clip", "--play", "2", "--photos", str(real_photos), "--out", str(out),
+                 "--seconds", "0.3", "--transition-frames", "1", "--seed", "2"]) == 0
+    printed = capsys.readouterr().out
+    record = json.loads(out.with_suffix(".json").read_text())
+    assert set(record["photos"]) == {card for hand in record["hands"].values() for card in hand}
+    assert f"photos from {real_photos} -> {out}" in printed
+    assert "cribcam live --play --video" in printed and "--players Ann Bob --dealer Bob" in printed
+
+
+@pytest.mark.parametrize("args,words", [
+    (["--photos", "FOLDER"], "--photos lays the cards of a clip of the play: give --play PLAYERS too"),
+    (["--play", "2", "--photos", "FOLDER"], "no labels.json there"),
+    (["--play", "2", "--photos", "LISTED"], "labels.json does not say the cards of each photo"),
+])
+def test_cribcam_data_clip_says_what_is_wrong_with_its_photos(tmp_path, capsys, args, words):
+    from cribcam.cli.main import main
+
+    (tmp_path / "listed").mkdir()
+    (tmp_path / "listed" / "labels.json").write_text("[1, 2]")
+    folder = {"FOLDER": str(tmp_path / "none"), "LISTED": str(tmp_path / "listed")}
+    argv = ["data", "clip", "--out", str(tmp_path / "c.y4m"), *(folder.get(a, a) for a in args)]
+    assert main(argv) == 2
+    assert words in capsys.readouterr().err
