@@ -5,9 +5,10 @@ one-card photos of the shared real photos, CC BY 4.0: ``real-photos/README.md``)
 table instead, a row in front of each player, in the order of play ``play_clips.play_order``
 gives and filmed as ``play_clips.film_play`` films it: a hand's blur as each card is laid,
 cards laid before nudged now and then, each count turned face down when it ends (a card back
-in its place), the light swinging. A photo keeps its own background around its card, as a
-cut-out print would. The record is the drawn clips' (``steps``, ``goes``, ...), with the
-photo each card is, so ``bench/bench_play.py --photos`` judges both alike.
+in its place), the light swinging. Each card is cut from its photo with a margin of the photo's
+own table, and scaled so that its indices are as large as a card's at this table. The record is
+the drawn clips' (``steps``, ``goes``, ...), with the photo each card is, so
+``bench/bench_play.py --photos`` judges both alike.
 """
 
 from __future__ import annotations
@@ -54,8 +55,8 @@ class CardPhoto:
 def single_card_photos(images: Path, labels: dict) -> dict[str, list[CardPhoto]]:
     """The photos of one card each in ``images`` whose two corner indices are labelled (the
     card lies between them) and which show it from above (no flatter than ``FLAT``), by card
-    code. ``labels`` says which cards each photo shows, as the
-    shared ``labels.json`` does: ``{name: {"cards": [{"card": "5C", "box": [x1, y1, x2, y2]}]}}``."""
+    code. ``labels`` says which cards each photo shows, as the shared ``labels.json`` does:
+    ``{name: {"cards": [{"card": "5C", "box": [x1, y1, x2, y2]}]}}``."""
     photos: dict[str, list[CardPhoto]] = {}
     for name, entry in sorted(labels.items()):
         cards = {card["card"] for card in entry["cards"]}

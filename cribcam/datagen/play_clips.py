@@ -172,7 +172,7 @@ def film_play(spec: PlaySpec, steps: list[dict], rng: np.random.Generator, still
         step["frame"] = len(frames)
         frames += [noisy_frame(rng, after) for _ in range(spec.hold_frames)]
         before = after
-    return swing_light(frames, spec.light)
+    return _swing_light(frames, spec.light)
 
 
 def play_record(spec: PlaySpec, hands: dict, steps: list[dict]) -> dict:
@@ -182,7 +182,7 @@ def play_record(spec: PlaySpec, hands: dict, steps: list[dict]) -> dict:
             "goes": [f"{step['frame']}:{step['player']}" for step in steps if "go" in step]}
 
 
-def swing_light(frames: list[np.ndarray], light: float) -> list[np.ndarray]:
+def _swing_light(frames: list[np.ndarray], light: float) -> list[np.ndarray]:
     """The frames lit by a light swinging once up and down over the clip by ``light`` of its level."""
     swing = [1.0 + light * math.sin(2 * math.pi * k / max(len(frames), 1)) for k in range(len(frames))]
     return [cv2.convertScaleAbs(frame, alpha=gain) for frame, gain in zip(frames, swing)]

@@ -44,7 +44,7 @@ CLOSER_BELOW = 14
 # small to see, and enlarging the photo four times over (the slowest look) found little.
 # Chosen on the choosing sets (count given, against a closer look at any size): synth-choose read
 # 0.0015 fewer of its cards, 0.0009 more precisely, one hand in 300 less exactly; the real
-# training photos the same (models/HISTORY.md, "Speed").
+# training photos the same (models/HISTORY.md, "Speed, again").
 CLOSER_UNLESS = 40
 SAME_BOX = 0.5  # IoU at which a box of the closer look is one the first look found
 
