@@ -46,7 +46,7 @@ class LaidCards:
         self.still_for = still_for
         self.laid: dict[str, np.ndarray] = {}  # each card laid, and its corners' centres
         self._candidates: dict[str, _Candidate] = {}
-        self._refused: dict[str, int] = {}  # cards laid but refused: frames running they have been gone
+        self._refused: dict[str, float | None] = {}  # cards laid but refused: when last read (None: not yet)
 
     def renamed(self, code: str, named: str) -> None:
         """A card laid was read as ``code`` but is ``named``: the camera may go on reading it
@@ -54,16 +54,18 @@ class LaidCards:
         self.laid[named] = self.laid[code]  # the misreading stays laid: it is this card
 
     def refused(self, code: str) -> None:
-        """The play refused this card: it counts as not laid once it has left the table."""
-        self._refused[code] = 0
+        """The play refused this card: it counts as not laid once it has left the table, gone
+        for ``still_for`` seconds (a card read now and then, a flicker, has not left it)."""
+        self._refused[code] = None
 
     def update(self, reading: Reading, at: float) -> list[SeenCard]:
         """This frame's reading, and when the frame was taken (seconds, any origin); the cards
         it sees newly laid, in the order they came."""
         in_view = {card.card for card in reading.cards}
-        for code in list(self._refused):
-            self._refused[code] = 0 if code in in_view else self._refused[code] + 1
-            if self._refused[code] > MISSED:  # taken back: it may be laid again
+        for code, last in list(self._refused.items()):
+            if code in in_view or last is None:
+                self._refused[code] = at
+            elif at - last >= self.still_for - 1e-6:  # taken back: it may be laid again
                 del self._refused[code], self.laid[code]
         seen = {card.card: card for card in reading.cards if card.card not in self.laid}
         for code, candidate in list(self._candidates.items()):

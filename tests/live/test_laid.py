@@ -68,5 +68,6 @@ def test_a_card_refused_is_laid_again_only_after_it_has_left_the_table():
     assert seen(frames(nine, times=6)) == ["9S"]
     laid.refused("9S")  # it passed 31: its player takes it back
     assert seen(frames(nine, times=10)) == []  # still there: not laid again
-    assert seen(frames(times=MISSED + 1)) == []  # gone
+    assert seen(frames(times=MISSED + 1) + frames(nine, times=6)) == []  # unread a moment: still there
+    assert seen(frames(times=5)) == []  # gone half a second: taken back
     assert seen(frames(nine, times=6)) == ["9S"]  # laid when its turn came
