@@ -74,7 +74,7 @@ class LaidCards:
                 if candidate.missed > MISSED:
                     del self._candidates[code]
         for code, card in seen.items():
-            corners, size = _where(card)
+            corners, size = index_centres(card)
             candidate = self._candidates.get(code)
             if candidate is not None and _nearest(corners, candidate.corners) <= SAME_PLACE * size:
                 candidate.missed, candidate.corners = 0, corners
@@ -89,8 +89,8 @@ class LaidCards:
         return [seen[code] for code, _ in newly]
 
 
-def _where(card: SeenCard) -> tuple[np.ndarray, float]:
-    """The centres of a card's index boxes, and their size."""
+def index_centres(card: SeenCard) -> tuple[np.ndarray, float]:
+    """The (n, 2) centres of a card's index boxes, and their size (the median longer side)."""
     boxes = np.asarray(card.boxes, np.float64).reshape(-1, 4)
     return (boxes[:, :2] + boxes[:, 2:]) / 2, float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0],
                                                                            boxes[:, 3] - boxes[:, 1])))

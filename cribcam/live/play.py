@@ -18,7 +18,7 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from cribcam.game.table_play import PlayRefused, TablePlay
-from cribcam.live.laid import LaidCards
+from cribcam.live.laid import LaidCards, index_centres
 from cribcam.live.still import StillFrames
 from cribcam.scoring.cards import Card
 from cribcam.vision.reading import Reading, SeenCard
@@ -113,9 +113,8 @@ def who_laid(card: SeenCard, turn: str | None, places: dict[str, list[np.ndarray
 def _centre(card: SeenCard) -> tuple[np.ndarray, float]:
     """The middle of a card's index boxes (the card's centre when both corners are read), and the
     boxes' size."""
-    boxes = np.asarray(card.boxes, np.float64).reshape(-1, 4)
-    return (boxes[:, :2] + boxes[:, 2:]).mean(axis=0) / 2, float(np.median(np.maximum(
-        boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+    centres, size = index_centres(card)
+    return centres.mean(axis=0), size
 
 
 def follow_play(frames: Iterable[np.ndarray], read: Callable[[np.ndarray], Reading], table: TablePlay,
