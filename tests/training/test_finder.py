@@ -1,10 +1,18 @@
-"""The finder's training crops: every index somewhere inside, boxes kept only when mostly in."""
+"""The finder's training crops (every index somewhere inside, boxes kept only when mostly in)
+and its export."""
 
+import shutil
 from pathlib import Path
 
+import cv2
 import numpy as np
+import onnx
+import pytest
 
-from cribcam.training.finder import boxes_in_window, crop_windows, finder_train_args
+from cribcam.training.finder import boxes_in_window, crop_windows, decode_boxes_on_last_axis, finder_train_args
+from cribcam.vision.finder import letterbox
+
+PHOTOS = Path(__file__).parents[1] / "data" / "photos"
 
 
 def test_crops_around_an_index_hold_it_whole():
@@ -44,3 +52,32 @@ def test_only_a_fresh_finder_warms_up():
     assert args(continued=False)["warmup_epochs"] > 0
     assert args(continued=True)["warmup_epochs"] == 0
     assert args(continued=True)["optimizer"] == "AdamW"
+
+
+@pytest.mark.slow
+def test_an_exported_finder_decodes_boxes_on_the_last_axis_with_the_same_outputs(tmp_path, shipped_models):
+    import onnxruntime as ort
+    from ultralytics import YOLO
+
+    checkpoint = tmp_path / "finder.pt"
+    shutil.copyfile(shipped_models / "checkpoints" / "finder.pt", checkpoint)
+    as_exported = Path(YOLO(str(checkpoint)).export(format="onnx", imgsz=640, dynamic=True, opset=17))
+    rewritten = tmp_path / "rewritten.onnx"
+    shutil.copyfile(as_exported, rewritten)
+
+    assert decode_boxes_on_last_axis(rewritten)
+    assert not decode_boxes_on_last_axis(rewritten), "a second rewrite finds nothing left to do"
+    softmax_axes = [attribute.i for node in onnx.load(str(rewritten)).graph.node if node.op_type == "Softmax"
+                    for attribute in node.attribute if attribute.name == "axis"]
+    assert 1 not in softmax_axes
+
+    blob, _, _ = letterbox(cv2.imread(str(PHOTOS / "webcam-5-cards.jpg")), 640, 32)
+    before, after = (ort.InferenceSession(str(path)).run(None, {"images": blob})[0] for path in (as_exported, rewritten))
+    assert before.shape == after.shape
+    np.testing.assert_allclose(after, before, atol=1e-3)
+
+
+def test_the_shipped_finder_is_rewritten(tmp_path, shipped_models):
+    copy = tmp_path / "finder.onnx"
+    shutil.copyfile(shipped_models / "finder.onnx", copy)
+    assert not decode_boxes_on_last_axis(copy), "ship finders as export_finder writes them"
