@@ -81,8 +81,9 @@ def frame():
     slot.chosen()  # no model (503) or no such deck (404) before a session is opened for nothing
 
     session_id, session = current_app.extensions["cribcam.live"].open(form.get("session"))
-    if session.play is not None:
-        return _play_frame(session_id, session, image, slot)
+    watch = session.play  # taken once: the play may be stopped while this frame is read
+    if watch is not None:
+        return _play_frame(session_id, session, watch, image, slot)
     expected = expected_cards(variant, crib)
     with session.reading():
         # A frame that shows what the last one read showed is not read again.
@@ -186,7 +187,7 @@ def _playing(session_id):
     return session_id, session
 
 
-def _play_frame(session_id: str, session, image, slot):
+def _play_frame(session_id: str, session, watch, image, slot):
     """A frame of the play: read, its cards newly laid played.
 
     Returns:
@@ -195,13 +196,13 @@ def _play_frame(session_id: str, session, image, slot):
     """
     from cribcam.live.play import table_reader
 
-    read = table_reader(slot.read, session.play.table)
+    read = table_reader(slot.read, watch.table)
     with session.reading():
         number = session.frames
-        events = session.play.frame(image, read, current_app.extensions["cribcam.live"].clock(), {"frame": number})
-        reading = session.play.still.last_reading
+        events = watch.frame(image, read, current_app.extensions["cribcam.live"].clock(), {"frame": number})
+        reading = watch.still.last_reading
     return jsonify(session=session_id, frame=number, reading=reading.as_dict() if reading else None,
-                   play=_play_state(session.play, events))
+                   play=_play_state(watch, events))
 
 
 def _play_state(watch, new: list[dict]) -> dict:

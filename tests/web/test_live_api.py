@@ -246,6 +246,35 @@ def test_the_play_is_watched_frame_by_frame_its_cards_pegged_in_turn(live_client
     assert reader.starters[-1] is False and reader.calls[-1][1] == 8  # read as the cards of a deal
 
 
+class HeldReader(StubReader):
+    """Reads only once ``release`` is set, saying when it has begun (``reading``)."""
+
+    def __init__(self, cards):
+        super().__init__(cards=cards)
+        self.reading, self.release = threading.Event(), threading.Event()
+
+    def read(self, image, expected=None, starter=True):
+        self.reading.set()
+        self.release.wait(10)
+        return super().read(image, expected, starter)
+
+
+def test_a_frame_read_while_the_play_is_stopped_is_answered(tmp_path):
+    reader = HeldReader(["5H"])
+    client = create_app({"TESTING": True}, reader=reader).test_client()
+    session = start_play(client).json["session"]
+    answers = []
+    sending = threading.Thread(target=lambda: answers.append(post_frame(client, session=session)))
+    sending.start()
+    assert reader.reading.wait(10)
+    assert client.delete(f"/api/live/play?session={session}").status_code == 200
+    reader.release.set()
+    sending.join(10)
+    assert answers[0].status_code == 200, answers[0].json  # the page's camera goes on
+    assert "play" in answers[0].json
+    assert "play" not in post_frame(client, session=session).json  # then hands again
+
+
 def test_a_go_is_said_by_the_player_whose_turn_it_is_and_a_bad_one_refused(live_client):
     session = start_play(live_client).json["session"]
     refused = live_client.post("/api/live/play/go", json={"session": session})
