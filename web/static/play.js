@@ -26,11 +26,17 @@ export function showPlay(play) {
   $("play-count").textContent = String(play.count);
   $("play-turn").textContent = play.over ? "The play is over." : `${play.turn} to play`;
   const unsure = new Set(play.events.filter((e) => e.unsure).map((e) => e.card));
-  if (!editing) $("play-series").replaceChildren(...play.series.map((laid) => {
-    const li = document.createElement("li");
-    li.append(cardButton(laid, unsure.has(laid.card)));
-    return li;
-  }));
+  // Drawn anew only when it changed: a card redrawn with every frame's answer slips from
+  // under the finger that taps it.
+  const series = JSON.stringify(play.series.map((laid) => [laid.card, laid.player, unsure.has(laid.card)]));
+  if (!editing && series !== $("play-series").dataset.shown) {
+    $("play-series").dataset.shown = series;
+    $("play-series").replaceChildren(...play.series.map((laid) => {
+      const li = document.createElement("li");
+      li.append(cardButton(laid, unsure.has(laid.card)));
+      return li;
+    }));
+  }
   $("play-totals").replaceChildren(...Object.entries(play.totals).map(([player, points]) => {
     const li = document.createElement("li");
     li.dataset.player = player;
