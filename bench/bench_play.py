@@ -1,9 +1,10 @@
 """Benchmark live pegging on generated clips of whole plays: every card read once, every peg right.
 
-Run: python bench/bench_play.py [--clips 20] [--photos] [--model DIR] [--keep DIR]
+Run: python bench/bench_play.py [--clips 20] [--photos] [--model DIR] [--keep DIR] [--size WxH] [--only SEED ...]
 
 Renders ``--clips`` clips of the play (``datagen.play_clips``: two to four players, the held-out
-deck designs, seeds 0 to N-1, 10 frames a second; with ``--photos``, ``datagen.photo_play_clips``:
+deck designs, seeds 0 to N-1, 10 frames a second, 1280x960 as the play's frames are taken,
+``live.play.FRAME_SIDE``; with ``--photos``, ``datagen.photo_play_clips``:
 each card a real photo of that one card, from the shared real photos' validation part as
 ``cribcam data real`` builds it, never trained on), follows each as ``cribcam live --play`` does
 (``live.play.follow_play``, the goes given at the frames the clip's record says) and compares
@@ -33,7 +34,7 @@ from cribcam.datagen.photo_play_clips import single_card_photos, write_photo_pla
 from cribcam.datagen.play_clips import PlaySpec, write_play_clip
 from cribcam.game.table_play import TablePlay
 from cribcam.live.desktop import frames as video_frames
-from cribcam.live.play import follow_play, table_reader
+from cribcam.live.play import FRAME_SIDE, follow_play, table_reader
 from cribcam.vision import CardReader
 from cribcam.vision.evaluate import load_labels
 
@@ -76,7 +77,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clips", type=int, default=20)
     parser.add_argument("--model", type=Path)
-    parser.add_argument("--keep", type=Path, help="keep the clips in this folder")
+    parser.add_argument("--keep", type=Path, help="keep the clips in this folder (else each is deleted once followed)")
+    parser.add_argument("--size", default=f"{FRAME_SIDE}x{FRAME_SIDE * 3 // 4}", help="the frames' WIDTHxHEIGHT")
+    parser.add_argument("--only", type=int, nargs="+", help="only the clips of these seeds")
     parser.add_argument("--photos", action="store_true",
                         help="lay real photos of single cards (the validation part of --real) instead of drawn cards")
     parser.add_argument("--real", type=Path, default=REAL,
@@ -93,12 +96,15 @@ def main() -> None:
     reader = CardReader(args.model)
     folder = args.keep or Path(tempfile.mkdtemp(prefix="bench-play-"))
     results, per_frame = [], []
-    for seed in range(args.clips):
+    width, height = map(int, args.size.split("x"))
+    for seed in args.only or range(args.clips):
         players = ("Ann", "Bob", "Cat", "Dan")[:2 + seed % 3]
-        spec = PlaySpec(players=players, hand_size=4 if len(players) < 4 else 3, seed=seed)
+        spec = PlaySpec(players=players, hand_size=4 if len(players) < 4 else 3, seed=seed, width=width, height=height)
         path = folder / f"play-{seed}.y4m"
         record = write(path, spec)
         events, seconds = follow_clip(path, record, reader)
+        if args.keep is None:  # 280 MB a clip at 1280x960
+            path.unlink()
         result = judge(record, events)
         results.append(result)
         per_frame.append(seconds)
@@ -109,7 +115,7 @@ def main() -> None:
     delays = [d for r in results for d in r["delays"]]
     clean = sum(not (r["missed"] or r["doubled"] or r["wrong"]) and r["pegs_right"] for r in results)
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} "
-          f"cores; clips in {folder}")
+          f"cores; frames {width}x{height}; {'clips' if args.keep else 'their records'} in {folder}")
     print(f"{clean} of {len(results)} clips: every card read once and every peg right; cards "
           f"{sum(r['cards'] for r in results)}, missed {sum(r['missed'] for r in results)}, doubled "
           f"{sum(r['doubled'] for r in results)}, read as another {sum(r['wrong'] for r in results)}; moves "

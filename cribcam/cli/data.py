@@ -67,7 +67,8 @@ def add_parser(subparsers) -> None:
     clip.add_argument("--transition-frames", type=int, default=4,
                       help="blurred frames between hands (default 4)")
     clip.add_argument("--fps", type=int, default=10, help="frames per second (default 10)")
-    clip.add_argument("--size", default="640x480", help="frame size WIDTHxHEIGHT (default 640x480)")
+    clip.add_argument("--size", help="frame size WIDTHxHEIGHT (default 640x480 for hands, 1280x960 for the play: "
+                                     "as the live page sends them)")
     clip.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     clip.add_argument("--play", type=int, metavar="PLAYERS",
                       help="a clip of the play instead: 2 to 4 players lay their cards one at a time, each lying "
@@ -145,8 +146,11 @@ def run_real(args) -> int:
 def run_clip(args) -> int:
     from cribcam.datagen.clips import ClipSpec, record_path, write_clip
 
+    from cribcam.live.play import FRAME_SIDE
+
+    size = args.size or (f"{FRAME_SIDE}x{FRAME_SIDE * 3 // 4}" if args.play is not None else "640x480")
     try:
-        width, height = (int(v) for v in args.size.lower().split("x"))
+        width, height = (int(v) for v in size.lower().split("x"))
     except ValueError:
         raise UsageError(f"--size must be WIDTHxHEIGHT, like 640x480, not {args.size!r}") from None
     if args.out.suffix.lower() != ".y4m":

@@ -15,6 +15,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Callable, Iterable, Iterator
 
+import cv2
 import numpy as np
 
 from cribcam.game.table_play import PlayRefused, TablePlay
@@ -31,6 +32,12 @@ from cribcam.vision.reading import Reading, SeenCard
 # turn 1.5 times.
 NEARER = 1.25
 APART = 4.0
+# The play's frames are taken this long on their longer side (the page's, and a webcam's on the
+# command line), not 640 as a hand's: four players' cards across a table put an index under
+# 10 pixels at 640, too few for a real card's print, and most cards the clips of real photos
+# missed were those (models/HISTORY.md, "The play filmed at 1280"). It costs the reader no more:
+# a 640 frame with cards missing is read enlarged to 1280 anyway, in its closer look.
+FRAME_SIDE = 1280
 
 
 def table_reader(read: Callable[..., Reading], table: TablePlay) -> Callable[[np.ndarray], Reading]:
@@ -58,7 +65,7 @@ class PlayWatch:
         newly laid on it; their events (``follow_play`` says what they hold), each with
         ``when`` added."""
         events = []
-        for seen in self.laid.update(self.still.read(image, read), at):
+        for seen in self.laid.update(self.still.read(_at_most(image, FRAME_SIDE), read), at):
             player = who_laid(seen, self.table.turn, self.places)
             event = _step(lambda: self.table.lay(player, seen.card), {**(when or {}), "player": player,
                                                                       "card": seen.card})
@@ -143,6 +150,15 @@ def follow_play(frames: Iterable[np.ndarray], read: Callable[[np.ndarray], Readi
             yield watch.go(player, when)
         yield from watch.frame(frame, read, index / fps, when)
     yield {"totals": table.totals}
+
+
+def _at_most(image: np.ndarray, side: int) -> np.ndarray:
+    """``image`` scaled down to ``side`` pixels on its longer side, if it is longer: a larger
+    frame would cost the closer look more than it gains."""
+    longest = max(image.shape[:2])
+    if longest <= side:
+        return image
+    return cv2.resize(image, None, fx=side / longest, fy=side / longest, interpolation=cv2.INTER_AREA)
 
 
 def _step(move: Callable, when: dict) -> dict:

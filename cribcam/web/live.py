@@ -109,10 +109,11 @@ def start_play():
     "variant"}`` (players in seating order, as a list or one string; the dealer's left leads).
 
     Returns:
-        ``{"session", "play"}``: ``play`` is where the play stands (``_play_state``).
+        ``{"session", "play", "frame_side"}``: ``play`` is where the play stands
+        (``_play_state``); the play's frames are to be sent ``frame_side`` pixels long.
     """
     from cribcam.game.table_play import TablePlay
-    from cribcam.live.play import PlayWatch
+    from cribcam.live.play import FRAME_SIDE, PlayWatch
     from cribcam.scoring import rules
 
     body = api.json_body(_PLAY_EXAMPLE)
@@ -130,7 +131,7 @@ def start_play():
         raise api.BadRequest(str(exc)) from None
     session_id, session = current_app.extensions["cribcam.live"].open(body.get("session"))
     session.play = PlayWatch(table)
-    return jsonify(session=session_id, play=_play_state(session.play, []))
+    return jsonify(session=session_id, play=_play_state(session.play, []), frame_side=FRAME_SIDE)
 
 
 @frames.post("/play/go")

@@ -74,6 +74,8 @@ def test_cribcam_data_clip_lays_real_photos_and_says_how_to_follow_them(tmp_path
     assert set(record["photos"]) == {card for hand in record["hands"].values() for card in hand}
     assert f"photos from {real_photos} -> {out}" in printed
     assert "cribcam live --play --video" in printed and "--players Ann Bob --dealer Bob" in printed
+    header = out.open("rb").readline().split()
+    assert b"W1280" in header and b"H960" in header  # as the live page sends the play's frames
 
 
 @pytest.mark.parametrize("args,words", [

@@ -246,6 +246,15 @@ def test_the_play_is_watched_frame_by_frame_its_cards_pegged_in_turn(live_client
     assert reader.starters[-1] is False and reader.calls[-1][1] == 8  # read as the cards of a deal
 
 
+def test_the_plays_frames_are_asked_larger_and_read_at_most_that_large(live_client, reader):
+    started = start_play(live_client)
+    assert started.json["frame_side"] == 1280  # four players' cards across a table: a hand's 640 is too few
+    reader.cards = ["5H"]
+    large = encode(np.full((1920, 2560, 3), 90, np.uint8))  # a camera that films larger still
+    assert post_frame(live_client, large, session=started.json["session"]).status_code == 200
+    assert reader.calls[-1][0] == (960, 1280, 3)
+
+
 class HeldReader(StubReader):
     """Reads only once ``release`` is set, saying when it has begun (``reading``)."""
 

@@ -70,6 +70,7 @@ class CountingReader(StubReader):
     def __init__(self, cards=()):
         super().__init__(cards=cards, starter=cards[-1] if cards else None)
         self.in_flight = self.most_at_once = 0
+        self.last_size = None  # the last frame's (width, height)
 
     def show(self, cards) -> None:
         with self.lock:
@@ -79,6 +80,7 @@ class CountingReader(StubReader):
         with self.lock:
             self.in_flight += 1
             self.most_at_once = max(self.most_at_once, self.in_flight)
+            self.last_size = (image.shape[1], image.shape[0])
         try:
             threading.Event().wait(0.01)  # a little reading time, so overlaps could happen
             return super().read(image, expected)
@@ -131,6 +133,16 @@ def wait_for_frames(page, reader: StubReader, n: int) -> None:
             return
         page.wait_for_timeout(50)
     pytest.fail(f"the page sent {frames_read(reader)} frames, not {target}")
+
+
+def wait_for_size(page, reader, width: int, timeout_ms: int = 10_000) -> None:
+    """Waits until the reader gets frames ``width`` pixels wide."""
+    for _ in range(timeout_ms // 50):
+        if reader.last_size and reader.last_size[0] == width:
+            return
+        page.wait_for_timeout(50)
+    shape = page.evaluate("[video.videoWidth, video.videoHeight]")
+    pytest.fail(f"the page sent frames of {reader.last_size}, not {width} wide ({frames_read(reader)} frames; {shape})")
 
 
 # --- following the camera ------------------------------------------------------------------
@@ -415,6 +427,7 @@ def test_the_play_is_watched_counted_and_pegged_and_a_go_is_one_button(camera_br
     page.click("#play-form button[type=submit]")
     expect(page.locator("#play-board")).to_be_visible()
     expect(page.locator("#play-turn")).to_have_text("Ann to play")  # the dealer's left leads
+    wait_for_size(page, reader, 1280)  # the play's frames are larger: a table of cards, not a hand
 
     reader.show(["5H"])  # Ann lays the five of hearts
     expect(page.locator("#play-count")).to_have_text("5")
@@ -443,6 +456,7 @@ def test_the_play_is_watched_counted_and_pegged_and_a_go_is_one_button(camera_br
     page.click("#play-stop")
     expect(page.locator("#play-form")).to_be_visible()
     expect(page.locator("#play-board")).to_be_hidden()
+    wait_for_size(page, reader, 640)  # a hand's frames again
 
 
 def test_a_play_watched_from_a_game_of_the_board_pegs_into_the_game(camera_browser, live_tabs, tmp_path):

@@ -11,7 +11,8 @@ import {
 } from "./counting.js";
 import { isPlaying, showPlay, startPlayControls } from "./play.js";
 
-const FRAME_SIDE = 640; // frames are sent this long on their longer side
+const FRAME_SIDE = 640; // a hand's frames are sent this long on their longer side
+let frameSide = FRAME_SIDE; // the play's are longer: its start says how long ("frame_side")
 const JPEG_QUALITY = 0.8;
 const FPS_WINDOW_MS = 2000; // the frames per second shown are counted over this long
 const FPS_EVERY_MS = 500; // and shown afresh this often
@@ -93,7 +94,7 @@ async function startCamera() {
     // its frames, the cards there with them, and the reader said they were cut off.
     stream = await navigator.mediaDevices.getUserMedia({
       audio: false,
-      video: { facingMode: { ideal: "environment" }, width: { ideal: FRAME_SIDE } },
+      video: { facingMode: { ideal: "environment" }, width: { ideal: frameSide } },
     });
   } catch (err) {
     if (run === live.run) cameraFailed(cameraMessage(err));
@@ -114,6 +115,13 @@ async function startCamera() {
   $("camera-button").textContent = "Stop camera";
   setLock("looking", "Looking for a hand…");
   follow(run);
+}
+
+// Frames of ``side`` pixels from now on (null: a hand's), the camera asked to film them so.
+function setFrameSide(side) {
+  frameSide = side || FRAME_SIDE;
+  const track = live.stream && live.stream.getVideoTracks()[0];
+  if (track) track.applyConstraints({ width: { ideal: frameSide } }).catch(() => {}); // kept as it films
 }
 
 function stopCamera() {
@@ -179,7 +187,7 @@ async function takeFrame(run) {
     await nextVideoFrame();
     if (run !== live.run) return null;
   }
-  const scale = Math.min(1, FRAME_SIDE / Math.max(video.videoWidth, video.videoHeight));
+  const scale = Math.min(1, frameSide / Math.max(video.videoWidth, video.videoHeight));
   grab.width = Math.round(video.videoWidth * scale);
   grab.height = Math.round(video.videoHeight * scale);
   grab.getContext("2d").drawImage(video, 0, 0, grab.width, grab.height);
@@ -371,6 +379,7 @@ startCounting({
 });
 startPlayControls({
   getSession: () => live.session, putSession: (id) => { live.session = id; }, getVariant: () => state.variant,
+  putFrameSide: setFrameSide,
 });
 watchFrames();
 document.body.classList.add("ready");

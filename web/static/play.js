@@ -9,6 +9,7 @@ import { $, capitalise, cardText, send, speak } from "./counting.js";
 let session = () => null; // the live page's session id, and how to set it
 let setSession = () => {};
 let variant = () => "six-card";
+let setFrameSide = () => {}; // the live page's frames: the play's longer than a hand's
 let playing = false;
 let editing = false; // a card of this count is being named: its row is not drawn again meanwhile
 let game = null; // the id of the game of the board the play goes into, or null
@@ -152,6 +153,7 @@ async function start(event) {
     return;
   }
   setSession(data.session);
+  setFrameSide(data.frame_side);
   playing = true;
   document.body.classList.add("playing");
   $("play-board").hidden = false;
@@ -170,13 +172,16 @@ async function go() {
 async function stop() {
   await send(`/api/live/play?session=${encodeURIComponent(session())}`, { method: "DELETE" });
   playing = false;
+  setFrameSide(null);
   document.body.classList.remove("playing");
   $("play-board").hidden = true;
   $("play-form").hidden = false;
 }
 
-// Wires the play's controls to the live page's session (``getSession``/``putSession``) and game.
-export function startPlayControls({ getSession, putSession, getVariant }) {
+// Wires the play's controls to the live page's session (``getSession``/``putSession``), its
+// frames' size (``putFrameSide``) and game.
+export function startPlayControls({ getSession, putSession, getVariant, putFrameSide }) {
+  setFrameSide = putFrameSide;
   session = getSession;
   setSession = putSession;
   variant = getVariant;
