@@ -8,15 +8,17 @@ a hand moves it is not laid: the reading of a passing blur rarely holds still lo
 card moved a little after it was laid, turned face down, or taken away is not laid again: the
 play counts each card once (``game.table_play`` refuses a card laid twice anyway). A card the
 play refused (out of turn, past 31) is ``refused``: once it has left the table it may be laid
-again, as it would be when its turn comes.
+again, as it would be when its turn comes. Two readings laid at the same moment where one card
+lies are that one card read two ways (``ONE_CARD_SPAN``): it is laid once, to be checked.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from cribcam.vision.corners import CORNER_PAIR_SPAN
 from cribcam.vision.reading import Reading, SeenCard
 
 STILL_FOR = 0.5  # seconds a card lies still, where it lies, to count as laid
@@ -25,6 +27,12 @@ MISSED = 2  # frames running a card may go unread (a hand over it) and still be 
 # corner (the nearest two), not centre to centre: a card read from one corner in one frame and
 # from two in the next has not moved.
 SAME_PLACE = 1.0
+# Cards of one rank or one suit first seen laid at the same moment, their corners this near (index
+# sizes, as far as one card's opposite corners lie: ``vision.corners.CORNER_PAIR_SPAN``), are one
+# card read two ways: the play lays one card at a time. A design printing its lower rank upright
+# had its 9 read there as a 6 turned over, and a 2H's lower corner read as a 2S; both laid at once,
+# the turns went out of step for the rest of the count (models/HISTORY.md, "One card at a time").
+ONE_CARD_SPAN = CORNER_PAIR_SPAN[1]
 
 
 @dataclass
@@ -86,7 +94,23 @@ class LaidCards:
         for code, candidate in newly:
             self.laid[code] = candidate.corners
             del self._candidates[code]
-        return [seen[code] for code, _ in newly]
+        # The readings not kept stay laid as the card they are: where it lies, not laid later.
+        return _one_card_a_place([seen[code] for code, _ in newly])
+
+
+def _one_card_a_place(newly: list[SeenCard]) -> list[SeenCard]:
+    """``newly`` with each card read two ways (``ONE_CARD_SPAN``) once: as its surest reading,
+    marked unsure so the player checks it."""
+    kept: dict[int, SeenCard] = {}  # by place in ``newly``
+    for k in sorted(range(len(newly)), key=lambda k: -newly[k].confidence):
+        corners, size = index_centres(newly[k])
+        twin = next((i for i, other in kept.items() if _rank_or_suit_shared(other.card, newly[k].card)
+                     and _nearest(corners, index_centres(other)[0]) <= ONE_CARD_SPAN * size), None)
+        if twin is None:
+            kept[k] = newly[k]
+        else:
+            kept[twin] = replace(kept[twin], unsure=True)
+    return [kept[k] for k in sorted(kept)]
 
 
 def index_centres(card: SeenCard) -> tuple[np.ndarray, float]:
@@ -94,6 +118,12 @@ def index_centres(card: SeenCard) -> tuple[np.ndarray, float]:
     boxes = np.asarray(card.boxes, np.float64).reshape(-1, 4)
     return (boxes[:, :2] + boxes[:, 2:]) / 2, float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0],
                                                                            boxes[:, 3] - boxes[:, 1])))
+
+
+def _rank_or_suit_shared(a: str, b: str) -> bool:
+    """Whether two card codes (``9D``) share their rank or their suit: one corner of a card read
+    otherwise keeps the one or the other (a 9 turned over read as a 6, a suit's colour misread)."""
+    return a[:-1] == b[:-1] or a[-1] == b[-1]
 
 
 def _nearest(a: np.ndarray, b: np.ndarray) -> float:

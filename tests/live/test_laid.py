@@ -71,3 +71,24 @@ def test_a_card_refused_is_laid_again_only_after_it_has_left_the_table():
     assert seen(frames(times=MISSED + 1) + frames(nine, times=6)) == []  # unread a moment: still there
     assert seen(frames(times=5)) == []  # gone half a second: taken back
     assert seen(frames(nine, times=6)) == ["9S"]  # laid when its turn came
+
+
+def test_one_card_read_two_ways_at_once_is_laid_once_as_its_surest_reading_to_check():
+    nine = SeenCard("9D", 0.79, ((153, 95, 201, 206),))  # a 9 whose lower corner, printed upright,
+    six = SeenCard("6D", 0.81, ((298, 324, 345, 430),))  # reads as a 6 turned over
+    laid = LaidCards()
+    seen = [s for k in range(8) for s in laid.update(Reading((nine, six), width=1280, height=960), k / FPS)]
+    assert [(s.card, s.unsure) for s in seen] == [("6D", True)]  # the player is asked to check it
+    assert laid.update(Reading((nine, six), width=1280, height=960), 1.0) == []  # not laid later either
+
+
+def test_cards_laid_at_once_far_apart_or_sharing_neither_rank_nor_suit_are_each_laid():
+    apart = follow(frames(card("5H", 100), card("6H", 100, y=1000), times=6))
+    assert sorted(code for _, code in apart) == ["5H", "6H"]
+    together = follow(frames(card("5H", 100), card("6S", 130), times=6))
+    assert sorted(code for _, code in together) == ["5H", "6S"]
+
+
+def test_a_corner_read_with_another_suit_at_once_is_the_same_card():
+    two, phantom = card("2H", 100), SeenCard("2S", 0.6, ((220, 270, 240, 300),))  # its lower corner
+    assert follow(frames(two, phantom, times=6)) == [(5, "2H")]
