@@ -9,7 +9,8 @@ card moved a little after it was laid, turned face down, or taken away is not la
 play counts each card once (``game.table_play`` refuses a card laid twice anyway). A card the
 play refused (out of turn, past 31) is ``refused``: once it has left the table it may be laid
 again, as it would be when its turn comes. Two readings laid at the same moment where one card
-lies are that one card read two ways (``ONE_CARD_SPAN``): it is laid once, to be checked.
+lies are that one card read two ways (``ONE_CARD_SPAN``): it is laid once, to be checked; one
+laid there a moment after is not laid.
 """
 
 from __future__ import annotations
@@ -27,12 +28,14 @@ MISSED = 2  # frames running a card may go unread (a hand over it) and still be 
 # corner (the nearest two), not centre to centre: a card read from one corner in one frame and
 # from two in the next has not moved.
 SAME_PLACE = 1.0
-# Cards of one rank or one suit first seen laid at the same moment, their corners this near (index
-# sizes, as far as one card's opposite corners lie: ``vision.corners.CORNER_PAIR_SPAN``), are one
-# card read two ways: the play lays one card at a time. A design printing its lower rank upright
-# had its 9 read there as a 6 turned over, and a 2H's lower corner read as a 2S; both laid at once,
+# Cards first seen laid at the same moment (or within TWIN_SECONDS), their corners this near
+# (index sizes, as far as one card's opposite corners lie: ``vision.corners.CORNER_PAIR_SPAN``),
+# are one card read two ways: the play lays one card at a time, and the next player's card lies
+# still half a second before it counts. A design printing its lower rank upright had that corner
+# read as another card (a 9D as a 6D, a 6S as a 9H, a TS as a TH) at once or a frame later, and
 # the turns went out of step for the rest of the count (models/HISTORY.md, "One card at a time").
 ONE_CARD_SPAN = CORNER_PAIR_SPAN[1]
+TWIN_SECONDS = 0.25
 
 
 @dataclass
@@ -55,6 +58,8 @@ class LaidCards:
         self.laid: dict[str, np.ndarray] = {}  # each card laid, and its corners' centres
         self._candidates: dict[str, _Candidate] = {}
         self._refused: dict[str, float | None] = {}  # cards laid but refused: when last read (None: not yet)
+        self._latest: list[tuple[SeenCard, float]] = []  # the cards laid last, and when
+        self._read_otherwise: dict[str, np.ndarray] = {}  # a laid card's other readings, where they lie
 
     def renamed(self, code: str, named: str) -> None:
         """A card laid was read as ``code`` but is ``named``: the camera may go on reading it
@@ -75,7 +80,7 @@ class LaidCards:
                 self._refused[code] = at
             elif at - last >= self.still_for - 1e-6:  # taken back: it may be laid again
                 del self._refused[code], self.laid[code]
-        seen = {card.card: card for card in reading.cards if card.card not in self.laid}
+        seen = {card.card: card for card in reading.cards if card.card not in self.laid and not self._otherwise(card)}
         for code, candidate in list(self._candidates.items()):
             if code not in seen:
                 candidate.missed += 1
@@ -94,22 +99,41 @@ class LaidCards:
         for code, candidate in newly:
             self.laid[code] = candidate.corners
             del self._candidates[code]
-        # The readings not kept stay laid as the card they are: where it lies, not laid later.
-        return _one_card_a_place([seen[code] for code, _ in newly])
+        recent = [card for card, when in self._latest if at - when <= TWIN_SECONDS + 1e-6]
+        kept = _one_card_a_place([seen[code] for code, _ in newly], recent)
+        for code, candidate in newly:  # a reading not kept is the card kept, read otherwise there
+            if code not in {card.card for card in kept}:
+                del self.laid[code]
+                self._read_otherwise[code] = candidate.corners
+        if kept:
+            self._latest = [(card, at) for card in kept]
+        return kept
+
+    def _otherwise(self, card: SeenCard) -> bool:
+        """Whether ``card`` is a laid card's other reading, where that reading lay."""
+        corners, size = index_centres(card)
+        there = self._read_otherwise.get(card.card)
+        return there is not None and _nearest(corners, there) <= SAME_PLACE * size
 
 
-def _one_card_a_place(newly: list[SeenCard]) -> list[SeenCard]:
-    """``newly`` with each card read two ways (``ONE_CARD_SPAN``) once: as its surest reading,
-    marked unsure so the player checks it."""
+def _one_card_a_place(newly: list[SeenCard], recent: list[SeenCard]) -> list[SeenCard]:
+    """``newly`` with each card read two ways (``ONE_CARD_SPAN``) laid once: as its surest
+    reading, marked unsure so the player checks it, or not again when ``recent`` (the cards laid
+    a moment before) holds it."""
+    def twin(card: SeenCard, others) -> int | None:
+        corners, size = index_centres(card)
+        return next((i for i, other in others if _nearest(corners, index_centres(other)[0]) <= ONE_CARD_SPAN * size),
+                    None)
+
     kept: dict[int, SeenCard] = {}  # by place in ``newly``
     for k in sorted(range(len(newly)), key=lambda k: -newly[k].confidence):
-        corners, size = index_centres(newly[k])
-        twin = next((i for i, other in kept.items() if _rank_or_suit_shared(other.card, newly[k].card)
-                     and _nearest(corners, index_centres(other)[0]) <= ONE_CARD_SPAN * size), None)
-        if twin is None:
+        if twin(newly[k], enumerate(recent)) is not None:
+            continue
+        same = twin(newly[k], kept.items())
+        if same is None:
             kept[k] = newly[k]
         else:
-            kept[twin] = replace(kept[twin], unsure=True)
+            kept[same] = replace(kept[same], unsure=True)
     return [kept[k] for k in sorted(kept)]
 
 
@@ -118,12 +142,6 @@ def index_centres(card: SeenCard) -> tuple[np.ndarray, float]:
     boxes = np.asarray(card.boxes, np.float64).reshape(-1, 4)
     return (boxes[:, :2] + boxes[:, 2:]) / 2, float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0],
                                                                            boxes[:, 3] - boxes[:, 1])))
-
-
-def _rank_or_suit_shared(a: str, b: str) -> bool:
-    """Whether two card codes (``9D``) share their rank or their suit: one corner of a card read
-    otherwise keeps the one or the other (a 9 turned over read as a 6, a suit's colour misread)."""
-    return a[:-1] == b[:-1] or a[-1] == b[-1]
 
 
 def _nearest(a: np.ndarray, b: np.ndarray) -> float:
