@@ -4,7 +4,7 @@ Run: python bench/bench_play.py [--clips 20] [--photos] [--model DIR] [--keep DI
 
 Renders ``--clips`` clips of the play (``datagen.play_clips``: two to four players, the held-out
 deck designs, seeds 0 to N-1, 10 frames a second, 1280x960 as the play's frames are taken,
-``live.play.FRAME_SIDE``; with ``--photos``, ``datagen.photo_play_clips``:
+``live.play.FRAME_SIZE``; with ``--photos``, ``datagen.photo_play_clips``:
 each card a real photo of that one card, from the shared real photos' validation part as
 ``cribcam data real`` builds it, never trained on), follows each as ``cribcam live --play`` does
 (``live.play.follow_play``, the goes given at the frames the clip's record says) and compares
@@ -34,7 +34,7 @@ from cribcam.datagen.photo_play_clips import single_card_photos, write_photo_pla
 from cribcam.datagen.play_clips import PlaySpec, write_play_clip
 from cribcam.game.table_play import TablePlay
 from cribcam.live.desktop import frames as video_frames
-from cribcam.live.play import FRAME_SIDE, follow_play, table_reader
+from cribcam.live.play import FRAME_SIZE, follow_play, table_reader
 from cribcam.vision import CardReader
 from cribcam.vision.evaluate import load_labels
 
@@ -78,7 +78,7 @@ def main() -> None:
     parser.add_argument("--clips", type=int, default=20)
     parser.add_argument("--model", type=Path)
     parser.add_argument("--keep", type=Path, help="keep the clips in this folder (else each is deleted once followed)")
-    parser.add_argument("--size", default=f"{FRAME_SIDE}x{FRAME_SIDE * 3 // 4}", help="the frames' WIDTHxHEIGHT")
+    parser.add_argument("--size", default="x".join(map(str, FRAME_SIZE)), help="the frames' WIDTHxHEIGHT")
     parser.add_argument("--only", type=int, nargs="+", help="only the clips of these seeds")
     parser.add_argument("--photos", action="store_true",
                         help="lay real photos of single cards (the validation part of --real) instead of drawn cards")

@@ -146,9 +146,9 @@ def run_real(args) -> int:
 def run_clip(args) -> int:
     from cribcam.datagen.clips import ClipSpec, record_path, write_clip
 
-    from cribcam.live.play import FRAME_SIDE
+    from cribcam.live.play import FRAME_SIZE
 
-    size = args.size or (f"{FRAME_SIDE}x{FRAME_SIDE * 3 // 4}" if args.play is not None else "640x480")
+    size = args.size or ("x".join(map(str, FRAME_SIZE)) if args.play is not None else "640x480")
     try:
         width, height = (int(v) for v in size.lower().split("x"))
     except ValueError:

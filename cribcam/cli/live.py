@@ -143,7 +143,7 @@ def _play(args, how: str) -> int:
 
     from cribcam.game.table_play import TablePlay
     from cribcam.live import desktop
-    from cribcam.live.play import FRAME_SIDE as PLAY_FRAME_SIDE, follow_play, table_reader
+    from cribcam.live.play import FRAME_SIZE, follow_play, table_reader
 
     if how != "headless":
         raise UsageError("--play writes the play's events: add --headless --out FILE (or --out -)")
@@ -169,8 +169,8 @@ def _play(args, how: str) -> int:
     if not capture.isOpened():
         raise UsageError(f"cannot open {'video ' + str(args.video) if args.video else f'camera {camera}'}")
     if args.video is None:  # a webcam films 640x480 unless asked for more: too small for the play
-        capture.set(cv2.CAP_PROP_FRAME_WIDTH, PLAY_FRAME_SIDE)
-        capture.set(cv2.CAP_PROP_FRAME_HEIGHT, PLAY_FRAME_SIDE * 3 // 4)
+        capture.set(cv2.CAP_PROP_FRAME_WIDTH, FRAME_SIZE[0])
+        capture.set(cv2.CAP_PROP_FRAME_HEIGHT, FRAME_SIZE[1])
     events = follow_play(desktop.frames(capture), table_reader(reader.read, table), table,
                          capture.get(cv2.CAP_PROP_FPS) or 30.0, goes)
     out = sys.stdout if str(args.out) == "-" else args.out.open("w")

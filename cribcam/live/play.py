@@ -38,6 +38,7 @@ APART = 4.0
 # missed were those (models/HISTORY.md, "The play filmed at 1280"). It costs the reader no more:
 # a 640 frame with cards missing is read enlarged to 1280 anyway, in its closer look.
 FRAME_SIDE = 1280
+FRAME_SIZE = (FRAME_SIDE, FRAME_SIDE * 3 // 4)  # a 4:3 camera's, width by height
 
 
 def table_reader(read: Callable[..., Reading], table: TablePlay) -> Callable[[np.ndarray], Reading]:
