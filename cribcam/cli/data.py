@@ -145,10 +145,10 @@ def run_real(args) -> int:
 
 def run_clip(args) -> int:
     from cribcam.datagen.clips import ClipSpec, record_path, write_clip
-
     from cribcam.live.play import FRAME_SIZE
 
-    size = args.size or ("x".join(map(str, FRAME_SIZE)) if args.play is not None else "640x480")
+    # Unless told, as the live page sends them: a hand's frames, or the play's larger ones.
+    size = args.size or "x".join(map(str, FRAME_SIZE if args.play is not None else (ClipSpec.width, ClipSpec.height)))
     try:
         width, height = (int(v) for v in size.lower().split("x"))
     except ValueError:
