@@ -4,7 +4,8 @@ Run: python bench/warnings_rule.py SET [SET ...] [--model DIR] [--save readings.
 where a SET is ``IMAGES_DIR:LABELS_JSON``; or ``--load readings.json`` to sweep saved readings.
 
 A reading warns (``Reading.warns``) when a card is unsure (its probability under
-``corners.UNSURE_CONF``, or the second reading of a card seen twice), a card is guessed, or it
+``corners.UNSURE_CONF``, the second reading of a card seen twice, or one of a card or two that
+the photo's edge cuts off: ``reader.EDGE_MARGIN``), a card is guessed, or it
 has a problem other than the starter's: a count that does not add up, two cards alike, or a
 mark that could not be read (an index-like box that no card claims, whose no-index probability
 is under ``reader.MARK_NONE`` and which lies ``reader.MARK_APART`` index sizes or more from every

@@ -6,6 +6,7 @@ card in each box or rejects it, and ``corners.cards_from_corners`` decides per p
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -47,6 +48,14 @@ CLOSER_BELOW = 14
 # training photos the same (models/HISTORY.md, "Speed, again").
 CLOSER_UNLESS = 40
 SAME_BOX = 0.5  # IoU at which a box of the closer look is one the first look found
+# In a photo of one card or two, a card seen only where the photo cuts it off (every box within
+# this share of the photo's longer side of its border) is more often a card of the table around
+# than one photographed: it is read, marked unsure, and said. On the choosing sets' real photos of
+# one card, such cards were most of the misreads that did not warn; a hand or a spread holds its
+# own cards at the edge too often to say so there (``bench/warnings_rule.py``; models/HISTORY.md,
+# "Cards cut off by the photo's edge").
+EDGE_MARGIN = 0.005
+EDGE_ALONE = 2  # cards read at most
 
 
 class CardReader:
@@ -216,6 +225,9 @@ class CardReader:
         problems += [_unreadable(box, width, height) for box in marks]
         guesses = [card for card in cards if card.guessed]  # questions for the player, not cards
         cards = [card for card in cards if not card.guessed]
+        cards, cut_off = _cut_off(cards, width, height)
+        problems += [f"the {seen.card} {_where(seen.boxes[0], width, height)} is only partly in the photo: "
+                     f"check that it is one of the cards, or leave it out" for seen in cut_off]
         guess = find_starter(cards) if starter else None
         problems += _count_problems(cards, expected, guess, starter, guesses)
         return Reading(tuple(cards), guess, tuple(dict.fromkeys(problems)), width, height,
@@ -242,6 +254,20 @@ def _where(box, width: int, height: int) -> str:
     row = "top" if y < 1 / 3 else "bottom" if y > 2 / 3 else ""
     column = "left" if x < 1 / 3 else "right" if x > 2 / 3 else ""
     return f"at the {row} {column}".replace("  ", " ").strip() if row or column else "in the middle"
+
+
+def _cut_off(cards: list[SeenCard], width: int, height: int) -> tuple[list[SeenCard], list[SeenCard]]:
+    """The cards, those seen only where the photo's edge cuts them marked unsure when the photo
+    holds ``EDGE_ALONE`` cards or fewer; and those cards."""
+    if len(cards) > EDGE_ALONE:
+        return cards, []
+    margin = EDGE_MARGIN * max(width, height)
+
+    def at_edge(box) -> bool:
+        return min(box[0], box[1], width - box[2], height - box[3]) <= margin
+
+    cut_off = [replace(seen, unsure=True) for seen in cards if all(at_edge(box) for box in seen.boxes)]
+    return [next((cut for cut in cut_off if cut.boxes == seen.boxes), seen) for seen in cards], cut_off
 
 
 def _marks(weak: Detections, cards: list[SeenCard]) -> np.ndarray:

@@ -103,3 +103,29 @@ def test_a_guess_is_named_as_a_question_beside_the_cards_missing():
     problems = _count_problems(four, 5, "6C", guesses=[guess])
     assert problems[0].startswith("4 cards read but 5 expected")
     assert problems[1] == f"{GUESSED}: the JS? Name it to count it"
+
+
+def test_a_card_the_photo_cuts_off_beside_a_card_alone_is_unsure_and_said(shipped_models, real_photos):
+    # A real photo of the 4C, an ace of spades cut off by its bottom edge.
+    reader = CardReader(shipped_models)
+    photo = cv2.imread(str(real_photos / "images" / "CardCounterML__IMG_20220921_195322_jpg.jpg"))
+    reading = reader.read(photo)
+    by_card = {seen.card: seen for seen in reading.cards}
+    assert set(by_card) == {"4C", "AS"}
+    assert not by_card["4C"].unsure and by_card["AS"].unsure
+    assert any(p.startswith("the AS at the bottom edge is only partly in the photo") for p in reading.problems)
+    # The photo without the strip the ace shows in: the 4C alone, nothing said.
+    alone = reader.read(np.ascontiguousarray(photo[:int(min(by_card["AS"].boxes[0][1], photo.shape[0]) - 5)]))
+    assert [seen.card for seen in alone.cards] == ["4C"] and not alone.warns
+
+
+def test_cards_at_the_edge_of_a_hand_are_not_said_to_be_cut_off():
+    from cribcam.vision.reader import _cut_off
+    from cribcam.vision.reading import SeenCard
+
+    at_edge = SeenCard("5H", 0.9, ((0, 100, 30, 140),))
+    inside = SeenCard("JD", 0.9, ((200, 100, 230, 140), (400, 300, 430, 340)))
+    cards, cut = _cut_off([at_edge, inside], 640, 480)
+    assert [seen.card for seen in cut] == ["5H"] and cards[0].unsure and not cards[1].unsure
+    hand = [at_edge, inside, SeenCard("6C", 0.9, ((300, 100, 330, 140),))]
+    assert _cut_off(hand, 640, 480) == (hand, [])
