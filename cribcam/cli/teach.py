@@ -39,6 +39,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--write-labels", type=Path, metavar="FILE",
                         help="write the names found (by --order, or the reader's proposals) to FILE to "
                              "check or fix, and stop; teach from it with --labels FILE")
+    parser.add_argument("--letters", nargs="+", metavar="RANK=TEXT", default=[],
+                        help="what the deck prints for a rank, when teaching should not guess it: "
+                             "--letters J=B Q=V K=H (asked at a terminal when teaching is unsure)")
     parser.add_argument("--model", type=Path, metavar="DIR",
                         help="folder of the models to teach on (default: the bundled models)")
     parser.add_argument("--json", action="store_true", help="print JSON")
@@ -60,6 +63,7 @@ def run(args) -> int:
         raise UsageError("name the cards one way: --order or --labels, not both")
     if args.suits and not args.order:
         raise UsageError("--suits goes with --order suits-in-rows")
+    letters = _stated_letters(args.letters)
     if not args.write_labels:
         why_not = teach.teaching_unavailable(args.model)
         if why_not:
@@ -85,19 +89,55 @@ def run(args) -> int:
         raise UsageError("confirm the names before teaching: lay the cards out as --order suits-in-rows states, "
                          "or pass --labels FILE (--write-labels FILE writes the reader's proposals to fix), "
                          "or use the teach page of cribcam serve")
+    unsure = teach.letters_to_confirm(photos, args.model, letters)
+    interactive = sys.stdin.isatty() and not args.json
+    for question in unsure:
+        answer = _ask(question) if interactive else None
+        if answer is not None:
+            letters[question.rank] = question.text if answer else question.standard
+        else:
+            kept = question.text if question.learnt else question.standard
+            say(f"Not sure: {question.said} Taught as {kept}; to say otherwise, teach with "
+                f"--letters {question.standard}={question.standard if question.learnt else question.text}")
     try:
-        deck = teach.teach(photos, args.name, args.model, progress=_ProgressBar(quiet=args.json))
+        deck = teach.teach(photos, args.name, args.model, progress=_ProgressBar(quiet=args.json), letters=letters)
     except (DeckError, ValueError, FileNotFoundError) as exc:
         raise UsageError(str(exc)) from None
     if args.json:
-        print(json.dumps({"deck": deck.name, "folder": str(deck.folder), **deck.record,
-                          "problems": problems}, ensure_ascii=False))
+        print(json.dumps({"deck": deck.name, "folder": str(deck.folder), **deck.record, "problems": problems,
+                          "letters_unsure": [q.as_json() for q in unsure]},
+                         ensure_ascii=False))
         return 0
     for line in teach.taught_sentences(deck.record):
         print(line[0].upper() + line[1:])
     print(f"Taught the deck {deck.name} in {deck.record['seconds']:.0f} s, kept in {deck.folder}; "
           f"read with it: cribcam read PHOTO --deck {deck.name}")
     return 0
+
+
+def _ask(question) -> bool | None:
+    """The player's yes or no to a letter question at the terminal; None without an answer."""
+    try:
+        answer = input(f"{question.said[0].upper()}{question.said[1:]} [y/n] ").strip().lower()
+    except EOFError:
+        return None
+    return answer.startswith("y") if answer[:1] in ("y", "n") else None
+
+
+def _stated_letters(given: list[str]) -> dict[str, str]:
+    """``--letters J=B Q=V`` as ``{"J": "B", "Q": "V"}`` (``alphabet.check_stated``)."""
+    from cribcam.training.alphabet import check_stated
+
+    letters = {}
+    for item in given:
+        rank, equals, text = item.partition("=")
+        if not equals or not rank.strip() or not text.strip():
+            raise UsageError(f"--letters takes RANK=TEXT, like Q=V, not {item!r}")
+        letters[rank] = text
+    try:
+        return check_stated(None, letters)
+    except ValueError as exc:
+        raise UsageError(f"--letters: {exc}") from None
 
 
 def _named_photos(args) -> list:

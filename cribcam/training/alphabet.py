@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import unicodedata
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from cribcam.scoring.cards import RANKS
+from cribcam.scoring.cards import RANK_NAMES, RANKS
 from cribcam.vision.rank_reader import RANK_TEXTS, RankReader
 
 PER_RANK = 8  # indices of a rank read for its text: enough to outvote a misreading, and quick
@@ -34,27 +35,109 @@ LONGEST = 2  # characters of a rank text ("10", "Kn")
 # text by 3.2 to 11.7 an index; misreadings of standard glyphs (gnome-bellot's J as "i",
 # kde-svg-ancient-egyptians' 6, 9 and Q, a 5 as "à") by 0.03 to 1.8.
 MARGIN = 2.5
+# Between these margins the player is asked ("the queen's letter looks like V: is V what your
+# deck prints?"): a letter learnt by less than ``SURE``, or refused by ``ASK_FROM`` or more. The
+# same measure put every misreading of a standard glyph under 1.8 and every true letter over 3.2
+# on clean renders; photographed corners read less clearly, so the band reaches past both.
+ASK_FROM = 2.0
+SURE = 5.0
 
 
-def learn_texts(reader: RankReader, photos: Path, labels: dict) -> tuple[str, ...]:
+@dataclass(frozen=True)
+class LetterQuestion:
+    """A rank whose printed text teaching could not settle alone: a question for the player.
+
+    Attributes:
+        rank: the rank (``RANKS`` letter).
+        text: what its indices look like they print ("V").
+        learnt: whether it is taught so unless the player says otherwise.
+    """
+
+    rank: str
+    text: str
+    learnt: bool
+
+    @property
+    def standard(self) -> str:
+        return RANK_TEXTS[RANKS.index(self.rank)]
+
+    @property
+    def said(self) -> str:
+        name = RANK_NAMES[self.rank]
+        return (f"the {name}'s letter looks like {self.text}: does your deck print {self.text} "
+                f"for the {name}, not {self.standard}?")
+
+    def as_json(self) -> dict:
+        return {"rank": self.rank, "text": self.text, "standard": self.standard, "learnt": self.learnt,
+                "said": self.said}
+
+
+def learn_texts(reader: RankReader, photos: Path, labels: dict, stated: dict[str, str] | None = None
+                ) -> tuple[str, ...]:
     """The 13 strings (``RANKS`` order) the deck of these named photos prints for its ranks.
 
     Args:
         reader: the rank reader (its recognizer reads the indices).
         photos: the folder of the photos.
         labels: their labels (``cribcam eval --labels`` format): each card's code and index box.
+        stated: texts the player gave for some ranks (``RANKS`` letter to text): kept as given.
 
     Returns:
-        Each rank's likeliest string over its indices; the standard text for a rank not shown,
-        for one whose likeliest string is not ``MARGIN`` better than its standard text, and for
-        ranks whose likeliest strings coincide (a deck prints one string for one rank).
+        ``chosen_texts`` of the likeliest strings over each rank's indices.
     """
+    return chosen_texts(likeliest_texts(reader, photos, labels), stated)
+
+
+def chosen_texts(likeliest: dict[str, tuple[str, float]], stated: dict[str, str] | None = None
+                 ) -> tuple[str, ...]:
+    """Each rank's text (``RANKS`` order): the one the player stated; else its likeliest string
+    (``likeliest_texts``), unless the rank was not shown, its likeliest string is not ``MARGIN``
+    better than its standard text, or ranks' likeliest strings coincide (a deck prints one string
+    for one rank): then the standard text."""
+    stated = stated or {}
     texts = list(RANK_TEXTS)
-    for rank, (text, margin) in likeliest_texts(reader, photos, labels).items():
+    for rank, (text, margin) in likeliest.items():
         if text not in RANK_TEXTS and margin >= MARGIN:
             texts[RANKS.index(rank)] = text
+    for rank, text in stated.items():
+        texts[RANKS.index(rank)] = text
     repeated = {t for t, n in Counter(texts).items() if n > 1}
-    return tuple(RANK_TEXTS[i] if t in repeated else t for i, t in enumerate(texts))
+    return tuple(RANK_TEXTS[i] if t in repeated and RANKS[i] not in stated else t for i, t in enumerate(texts))
+
+
+def letter_questions(likeliest: dict[str, tuple[str, float]]) -> list[LetterQuestion]:
+    """The ranks whose likeliest text (``likeliest_texts``) beats the standard one by a margin
+    between ``ASK_FROM`` and ``SURE``: neither surely the deck's letter nor surely a misreading."""
+    return [LetterQuestion(rank, text, learnt=margin >= MARGIN)
+            for rank, (text, margin) in sorted(likeliest.items(), key=lambda item: RANKS.index(item[0]))
+            if text not in RANK_TEXTS and ASK_FROM <= margin < SURE]
+
+
+def check_stated(reader: RankReader | None, stated: dict[str, str]) -> dict[str, str]:
+    """The texts a player stated for ranks, as ``RANKS`` letter to text, checked (by ``reader``
+    too, when given: that its recognizer knows their characters).
+
+    Raises:
+        ValueError: a rank that is none, a text no deck prints (one or two letters or digits,
+            a capital or digit first), one the recognizer cannot read, or one text for two ranks.
+    """
+    checked = {}
+    for rank, text in stated.items():
+        rank = "T" if str(rank).strip().upper() == "10" else str(rank).strip().upper()
+        text = str(text).strip()
+        if rank not in RANKS:
+            raise ValueError(f"{rank!r} is no rank: name it as A, 2-9, 10, J, Q or K")
+        if not _printed_as_rank(text):
+            raise ValueError(f"{text!r} is not a rank's letter: one or two letters or digits, "
+                             f"a capital letter or a digit first (V, 1, Kn)")
+        if reader is not None:
+            reader.encode([text])
+        checked[rank] = text
+    texts = chosen_texts({}, checked)
+    doubled = sorted({t for t in texts if texts.count(t) > 1})
+    if doubled:
+        raise ValueError(f"{' and '.join(doubled)} would stand for two ranks: a deck prints one letter for one rank")
+    return checked
 
 
 def likeliest_texts(reader: RankReader, photos: Path, labels: dict) -> dict[str, tuple[str, float]]:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -42,7 +43,7 @@ import cv2
 import numpy as np
 
 from cribcam.scoring.cards import CARD_CODES, RANKS, SUITS
-from cribcam.training.alphabet import learn_texts
+from cribcam.training.alphabet import LetterQuestion, check_stated, learn_texts, letter_questions, likeliest_texts
 from cribcam.training.heads import fit_softmax, standardise
 from cribcam.training.layout import LayoutPhoto, as_labels, check_names, missing_cards
 from cribcam.training.rehearsal import REHEARSAL, load_rehearsal, rehearsal_crops, split_rehearsal
@@ -51,8 +52,8 @@ from cribcam.vision.classifier import DeckClassifier, IndexClassifier, heads_fro
 from cribcam.vision.evaluate import given_count
 from cribcam.vision.decks import (HEADS_FILE, LABELS_FILE, PHOTOS_DIR, RECORD_FILE, DeckError, TaughtDeck,
                                   deck_folder, lettering)
-from cribcam.vision.models import ModelMissingError, model_files
-from cribcam.vision.rank_reader import RANK_TEXTS
+from cribcam.vision.models import ModelMissingError, model_files, rank_reader_file
+from cribcam.vision.rank_reader import RANK_TEXTS, RankReader
 
 STORED_SIDE = 1920  # teaching photos are kept at most this large (the reader reads no more)
 # The taught deck reads the held-back rehearsal crops this much worse: it says so (on about
@@ -124,7 +125,7 @@ def teaching_unavailable(models: Path | None = None, rehearsal: Path = REHEARSAL
 
 def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, settings: Settings | None = None,
           rehearsal: Path = REHEARSAL, progress: Callable[[str, float, float], None] | None = None,
-          log: Callable[[str], None] = lambda line: None) -> TaughtDeck:
+          log: Callable[[str], None] = lambda line: None, letters: dict[str, str] | None = None) -> TaughtDeck:
     """Teaches a deck from named layout photos and saves it under ``name``.
 
     Args:
@@ -137,14 +138,17 @@ def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, sett
         progress: called with (stage, seconds done, seconds in all, as far as can be told)
             as teaching goes on.
         log: where lines for a log go.
+        letters: what the deck prints for some ranks, as the player said (``{"Q": "V"}``): kept,
+            not learnt (``letters_to_confirm`` asks).
 
     Returns:
         The taught deck; ``record["checks"]`` says how it reads the held-back crops.
 
     Raises:
         DeckError: a bad name, or a deck of that name exists already.
-        ValueError: no card is named, a name is no card, or the models cannot be taught on
-            (``teaching_unavailable``: the classifier or the rehearsal set missing, say).
+        ValueError: no card is named, a name is no card, a letter stated is none a deck prints
+            (``alphabet.check_stated``), or the models cannot be taught on (``teaching_unavailable``:
+            the classifier or the rehearsal set missing, say).
     """
     started = time.monotonic()
     settings = settings or Settings()
@@ -163,6 +167,8 @@ def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, sett
 
     report("preparing", 0.0, 0.0)
     reader = CardReader(models)  # its finder finds the pips and art to reject; its classifier is taught on
+    if letters and reader.rank_reader:
+        letters = check_stated(reader.rank_reader, letters)
     bundled = reader.classifier
     work = folder.with_name(f".{name}.teaching")
     shutil.rmtree(work, ignore_errors=True)
@@ -174,7 +180,8 @@ def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, sett
         log(f"teach {name}: {len(lesson['crops'])} crops, {sum(len(v['cards']) for v in held.values())} corners "
             f"and {len(known_held)} rehearsal crops held back")
         cards, features = _features(bundled, lesson["crops"], started, report)
-        texts = learn_texts(reader.rank_reader, work / PHOTOS_DIR, labels) if reader.rank_reader else RANK_TEXTS
+        texts = learn_texts(reader.rank_reader, work / PHOTOS_DIR, labels, letters) if reader.rank_reader \
+            else RANK_TEXTS
         _fit_heads(cards, features, lesson, settings, bundled.fingerprint(), texts, work / HEADS_FILE)
         report("checking", 0.0, 0.0)
         kept, on_held = _choose(bundled, work / HEADS_FILE, work / PHOTOS_DIR, held, models)
@@ -281,6 +288,21 @@ def _ranks_shown_on(labels: dict) -> dict:
         for label in entry["cards"]:
             shown.setdefault(label["card"][0], set()).add(label["card"][1])
     return {rank: "".join(s for s in SUITS if s in shown[rank]) for rank in RANKS if rank in shown}
+
+
+def letters_to_confirm(photos: list[LayoutPhoto], models: Path | None = None,
+                       stated: dict[str, str] | None = None) -> list[LetterQuestion]:
+    """The ranks whose printed letter the player should confirm before the deck is taught
+    (``alphabet.letter_questions``), but those whose letter the player ``stated``; none where no
+    text recognizer is installed. Reads each rank's named indices: a second or two."""
+    path = rank_reader_file(models)
+    labels = {k: v for k, v in as_labels(photos).items() if v["cards"]}
+    if path is None or not labels:
+        return []
+    with tempfile.TemporaryDirectory(prefix="cribcam-letters-") as folder:
+        stored = _store_photos(photos, labels, Path(folder))
+        likeliest = likeliest_texts(RankReader(path), Path(folder), stored)
+    return [q for q in letter_questions(likeliest) if q.rank not in (stated or {})]
 
 
 def _store_photos(photos: list[LayoutPhoto], labels: dict, out: Path) -> dict:

@@ -28,6 +28,7 @@ from flask import Blueprint, current_app, jsonify, request
 from werkzeug.exceptions import NotFound
 
 from cribcam.scoring.cards import CARD_CODES, SUITS
+from cribcam.training.alphabet import check_stated
 from cribcam.vision.decks import LAYOUT, DeckError, check_name, deck_folder, lettering, list_decks
 from cribcam.web import api
 from cribcam.web.pages import render_page
@@ -52,6 +53,15 @@ class Conflict(RuntimeError):
 @bp.errorhandler(Conflict)
 def _conflict(exc):
     return jsonify(error=str(exc)), 409
+
+
+class Unprocessable(ValueError):
+    """A request well formed whose names or letters cannot be taught: 422."""
+
+
+@bp.errorhandler(Unprocessable)
+def _unprocessable(exc):
+    return jsonify(error=str(exc)), 422
 
 
 @dataclass
@@ -219,16 +229,20 @@ def remove_photo(photo_id: str):
 
 @bp.post("/api/teach/train")
 def train():
-    """Teaches the deck: ``{"session", "name", "names": {photo id: [name or null per card]}}``.
+    """Teaches the deck: ``{"session", "name", "names": {photo id: [name or null per card]},
+    "letters": {rank: text}}`` (``letters``, optional: what the deck prints for some ranks, as the
+    player confirmed them; ``/api/teach/letters`` says which to ask).
 
     Answers 202 and teaches in a thread; ``GET /api/teach/status`` follows it. Errors: 400
     (a bad name or body, no session id), 404 (no such session), 409 (the name is taken, or
     another deck is being taught), 413 (a body over ``MAX_JSON_BYTES``), 422 (a name that is
-    no card, or none at all), 503 (the models cannot be taught on: ``teaching_unavailable``).
+    no card, none at all, or a letter no deck prints), 503 (the models cannot be taught on:
+    ``teaching_unavailable``).
     """
-    from cribcam.training import layout, teach
+    from cribcam.training import teach
 
-    body = api.json_body('{"session": "...", "name": "kitchen", "names": {"photo id": ["AC", "2C", null]}}')
+    body = api.json_body('{"session": "...", "name": "kitchen", "names": {"photo id": ["AC", "2C", null]}, '
+                         '"letters": {"Q": "V"}}')
     _, session = _teachings().session(body.get("session"))
     try:
         name = check_name(body.get("name"))
@@ -236,6 +250,49 @@ def train():
         raise api.BadRequest(str(exc)) from None
     if deck_folder(name).exists():
         raise Conflict(f"a deck named {name!r} exists already: choose another name")
+    letters = body.get("letters") or {}
+    if not isinstance(letters, dict) or not all(isinstance(v, str) for v in letters.values()):
+        raise api.BadRequest('"letters" must map ranks to what the deck prints for them, like {"Q": "V"}')
+    try:
+        letters = check_stated(None, letters)
+    except ValueError as exc:
+        raise Unprocessable(str(exc)) from None
+    named = _named(session, body)
+    unavailable = _unavailable()
+    if unavailable:
+        return jsonify(error=f"a deck cannot be taught on this server: {unavailable}"), 503
+    teachings = _teachings()
+    with teachings.lock:
+        if teachings.running is not None and teachings.running.stage not in ("done", "failed"):
+            raise Conflict(f"the deck {teachings.running.name} is being taught on this server: wait for it")
+        session.job = teachings.running = Job(name)
+    settings = teach.Settings(**current_app.config.get("TEACH_SETTINGS", {}))
+    models = current_app.config["MODEL_PATH"]
+    threading.Thread(target=_teach, args=(session.job, named, models, settings, letters), daemon=True,
+                     name=f"teach-{name}").start()
+    return jsonify(session.job.as_json()), 202
+
+
+@bp.post("/api/teach/letters")
+def letters():
+    """The letters to confirm before teaching: ``{"session", "names"}`` (as ``/api/teach/train``
+    takes them) answers ``{"questions": [{"rank", "text", "standard", "learnt", "said"}]}``, the
+    ranks whose printed letter teaching cannot settle alone (``alphabet.letter_questions``). The
+    player's answers go to ``/api/teach/train`` as ``"letters"``."""
+    from cribcam.training import teach
+
+    body = api.json_body('{"session": "...", "names": {"photo id": ["QC", "KC", null]}}')
+    _, session = _teachings().session(body.get("session"))
+    named = _named(session, body)
+    questions = teach.letters_to_confirm(named, current_app.config["MODEL_PATH"])
+    return jsonify(questions=[question.as_json() for question in questions])
+
+
+def _named(session: Session, body: dict) -> list:
+    """The session's photos, their cards named as ``body["names"]`` says (a photo not in it keeps
+    its names). Raises 400 for a malformed body, 422 for names that are no cards or none at all."""
+    from cribcam.training import layout
+
     names = body.get("names")
     if not isinstance(names, dict):
         raise api.BadRequest('"names" must map each photo id to its cards\' names')
@@ -250,25 +307,13 @@ def train():
     try:
         layout.check_names(named)
     except ValueError as exc:
-        return jsonify(error=str(exc)), 422
+        raise Unprocessable(str(exc)) from None
     if not any(card.name for photo in named for card in photo.cards):
-        return jsonify(error="no card is named: there is nothing to teach"), 422
-    unavailable = _unavailable()
-    if unavailable:
-        return jsonify(error=f"a deck cannot be taught on this server: {unavailable}"), 503
-    teachings = _teachings()
-    with teachings.lock:
-        if teachings.running is not None and teachings.running.stage not in ("done", "failed"):
-            raise Conflict(f"the deck {teachings.running.name} is being taught on this server: wait for it")
-        session.job = teachings.running = Job(name)
-    settings = teach.Settings(**current_app.config.get("TEACH_SETTINGS", {}))
-    models = current_app.config["MODEL_PATH"]
-    threading.Thread(target=_teach, args=(session.job, named, models, settings), daemon=True,
-                     name=f"teach-{name}").start()
-    return jsonify(session.job.as_json()), 202
+        raise Unprocessable("no card is named: there is nothing to teach")
+    return named
 
 
-def _teach(job: Job, photos: list, models, settings) -> None:
+def _teach(job: Job, photos: list, models, settings, letters: dict) -> None:
     from cribcam.training import teach
 
     def progress(stage: str, done: float, total: float) -> None:
@@ -279,7 +324,7 @@ def _teach(job: Job, photos: list, models, settings) -> None:
             job.done, job.total = done, total
 
     try:
-        deck = teach.teach(photos, job.name, models, settings, progress=progress)
+        deck = teach.teach(photos, job.name, models, settings, progress=progress, letters=letters)
     except (DeckError, ValueError, FileNotFoundError) as exc:
         job.error, job.stage = str(exc), "failed"
     except Exception as exc:  # a bug: said on the page, logged in full

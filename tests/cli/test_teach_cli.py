@@ -39,6 +39,11 @@ def cribcam(tmp_path):
     (["teach", PHOTO, "--name", "mine", "--labels", "tests/data/photos/ATTRIBUTION.txt"], "cannot read labels"),
     (["teach", PHOTO, "--name", "mine", "--order", "suits-in-rows", "--model", "tests/data/photos"],
      "a deck cannot be taught here: no card-reading model in tests/data/photos"),
+    (["teach", PHOTO, "--name", "mine", "--order", "suits-in-rows", "--letters", "Q"],
+     "--letters takes RANK=TEXT, like Q=V, not 'Q'"),
+    (["teach", PHOTO, "--name", "mine", "--order", "suits-in-rows", "--letters", "X=V"], "'X' is no rank"),
+    (["teach", PHOTO, "--name", "mine", "--order", "suits-in-rows", "--letters", "Q=vv"],
+     "'vv' is not a rank's letter"),
     (["decks", "remove"], "name the deck to remove"),
     (["decks", "remove", "nothing"], "no taught deck named 'nothing'; taught decks: none yet"),
     (["read", PHOTO, "--deck", "nothing"], "no taught deck named 'nothing'"),
@@ -141,3 +146,24 @@ def test_off_a_terminal_the_bar_shows_the_first_and_last_of_training_however_qui
     lines = capsys.readouterr().err.splitlines()
     assert lines[0] == "teaching: cutting the crops" and lines[-1] == "teaching: done"
     assert [line.split("]")[1].split()[0] for line in lines[1:-1]] == ["25%", "100%"]
+
+
+def test_a_letter_question_at_a_terminal_takes_yes_no_or_nothing(monkeypatch):
+    from cribcam.cli.teach import _ask
+    from cribcam.training.alphabet import LetterQuestion
+
+    question = LetterQuestion("Q", "V", learnt=True)
+    asked = []
+
+    def answer(given):
+        def reply(prompt):
+            asked.append(prompt)
+            if given is EOFError:
+                raise EOFError
+            return given
+        return reply
+
+    for given, meant in [("y", True), ("Yes", True), ("n", False), ("", None), ("maybe", None), (EOFError, None)]:
+        monkeypatch.setattr("builtins.input", answer(given))
+        assert _ask(question) is meant, given
+    assert asked[0] == "The queen's letter looks like V: does your deck print V for the queen, not Q? [y/n] "

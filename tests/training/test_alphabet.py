@@ -82,3 +82,54 @@ def test_a_rank_is_printed_as_a_capital_or_a_digit_first_never_a_lone_small_lett
 
     assert all(map(_printed_as_rank, ["V", "1", "10", "Kn", "Д", "B"]))
     assert not any(map(_printed_as_rank, ["n", "i", "à", "kn", "", "100", "V?", "鬼"]))
+
+
+def test_letters_the_player_states_are_kept_over_those_learnt(rank_reader, tmp_path):
+    from cribcam.datagen.font_decks import font_decks
+
+    decks = font_decks(1, seed=0, alphabet="dutch")
+    if not decks:
+        pytest.skip("no font with the letters under /usr/share/fonts")
+    # The player says the queen prints Q and the ace A: the jack's B and the king's H are learnt.
+    texts = learn_texts(rank_reader, tmp_path, _shown(decks[0], "CD", tmp_path), stated={"Q": "Q", "A": "A"})
+    assert (texts[0], texts[10], texts[11], texts[12]) == ("A", "B", "Q", "H")
+
+
+def test_a_letter_neither_surely_printed_nor_surely_misread_is_asked():
+    from cribcam.training.alphabet import ASK_FROM, MARGIN, SURE, letter_questions
+
+    likeliest = {"Q": ("V", (MARGIN + SURE) / 2), "J": ("B", SURE + 1), "K": ("H", (ASK_FROM + MARGIN) / 2),
+                 "A": ("1", ASK_FROM / 2), "5": ("5", 0.0)}
+    asked = letter_questions(likeliest)
+    assert [(q.rank, q.text, q.learnt) for q in asked] == [("Q", "V", True), ("K", "H", False)]  # ace to king
+    assert asked[0].said == "the queen's letter looks like V: does your deck print V for the queen, not Q?"
+    assert asked[0].as_json()["standard"] == "Q"
+
+
+def test_a_stated_letter_wins_over_a_learnt_one_it_would_repeat():
+    from cribcam.training.alphabet import chosen_texts
+
+    texts = chosen_texts({"Q": ("V", 9.0), "K": ("H", 9.0)}, stated={"J": "V"})
+    assert (texts[10], texts[11], texts[12]) == ("V", "Q", "H")
+
+
+@pytest.mark.parametrize("stated, message", [
+    ({"X": "V"}, "'X' is no rank"),
+    ({"Q": "v"}, "'v' is not a rank's letter"),
+    ({"Q": "V?"}, "is not a rank's letter"),
+    ({"J": "Q"}, "Q would stand for two ranks"),
+    ({"J": "V", "Q": "V"}, "V would stand for two ranks"),
+])
+def test_letters_no_deck_prints_are_refused(stated, message):
+    from cribcam.training.alphabet import check_stated
+
+    with pytest.raises(ValueError, match=message.replace("?", r"\?")):
+        check_stated(None, stated)
+
+
+def test_a_ten_stated_as_10_and_letters_checked_by_the_recognizer(rank_reader):
+    from cribcam.training.alphabet import check_stated
+
+    assert check_stated(rank_reader, {"10": "T", "q": "V", "J": "B"}) == {"T": "T", "Q": "V", "J": "B"}
+    with pytest.raises(ValueError, match="cannot read"):
+        check_stated(rank_reader, {"Q": "Ж"})  # a Cyrillic capital the recognizer never learnt

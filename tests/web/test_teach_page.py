@@ -260,3 +260,45 @@ def test_a_name_the_reader_proposes_unsurely_waits_for_the_players_word(browser,
     expect(page.locator("#to-check")).to_be_hidden()
     expect(page.locator("#train-button")).to_be_enabled()
     tab.close()
+
+
+def test_letters_teaching_is_unsure_of_are_asked_before_it_teaches(browser, teaching_server, tmp_path,  # noqa: F811
+                                                                   monkeypatch):
+    """A Dutch deck (1, B, V, H for the ace, jack, queen, king), every letter made a question:
+    the player says yes to three and no to the queen, and the deck is taught so."""
+    from cribcam.datagen.font_decks import font_decks
+    from cribcam.training import alphabet, layout
+
+    decks = font_decks(1, seed=0, alphabet="dutch")
+    if not decks:
+        pytest.skip("no font with the letters under /usr/share/fonts")
+    monkeypatch.setattr(alphabet, "SURE", 1e9)  # every letter learnt is asked about: the page's side of it
+    files = []
+    for k, suit in enumerate("CD"):
+        image, _ = layout.render_layout(decks[0], suit, seed=k)
+        files.append(tmp_path / f"{suit}.jpg")
+        cv2.imwrite(str(files[-1]), image)
+    _, server = teaching_server
+    tab = Page(browser, server.url, DESKTOP)
+    page = tab.page
+    page.goto(server.url + "/teach")
+    expect(page.locator("body.ready")).to_have_count(1)
+    page.fill("#deck-name", "dutch-deck")
+    page.set_input_files("#teach-input", [str(f) for f in files])
+    expect(page.locator(".layout-photo")).to_have_count(2, timeout=60_000)
+    for chip in page.locator(".layout-photo .chip.unsure").all():  # names to check: kept as proposed
+        chip.click()
+        page.keyboard.press("Enter")
+
+    page.click("#train-button")
+    questions = page.locator(".letter-question")
+    expect(questions).to_have_count(4, timeout=60_000)
+    expect(questions.nth(2)).to_contain_text("The queen's letter looks like V: does your deck print V for the queen")
+    expect(page.locator("#train-progress")).to_be_hidden()  # nothing taught before the answers
+    tab.shot("teach-04-letters-asked")
+    for k, answer in enumerate(["Yes, 1", "Yes, B", "No, Q", "Yes, H"]):
+        questions.nth(k).get_by_role("button", name=answer).click()
+    expect(page.locator("#try")).to_be_visible(timeout=180_000)
+    (deck,) = list_decks()
+    assert {rank: deck.record["rank_texts"][rank] for rank in "AJQK"} == {"A": "1", "J": "B", "Q": "Q", "K": "H"}
+    tab.close()

@@ -15,6 +15,9 @@ const SVG = "http://www.w3.org/2000/svg";
 let session = null;
 const photos = []; // {id, name, url, width, height, cards: [{boxes, name}], problems}
 let teaching = false;
+// What the deck prints for the ranks teaching was unsure of, as the player answered ({"Q": "V"}):
+// null until asked for the names as they stand (/api/teach/letters).
+let letters = null;
 
 function setStatus(text, isError) {
   $("teach-status").textContent = capitalise(text);
@@ -57,6 +60,7 @@ async function addPhotos(files) {
   }
   const found = photos.reduce((n, p) => n + p.cards.length, 0);
   setStatus(`${plural(photos.length, "photo")}, ${found} cards found. Tap a card to fix its name.`);
+  forgetLetters();
   render();
 }
 
@@ -171,6 +175,7 @@ function editName(button, photo, card) {
       if (code === undefined) {
         setStatus(`"${input.value}" is not a card: type a rank and a suit, like 8C, 10H or QS.`, true);
       } else {
+        if (card.name !== code) forgetLetters();
         card.name = code;
         card.to_check = false; // the player's word: confirmed as it is, or fixed
         setStatus("");
@@ -192,6 +197,7 @@ async function removePhoto(photo) {
   await send(`/api/teach/photos/${encodeURIComponent(photo.id)}?session=${encodeURIComponent(session)}`, { method: "DELETE" });
   photos.splice(photos.indexOf(photo), 1);
   URL.revokeObjectURL(photo.url);
+  forgetLetters();
   render();
 }
 
@@ -208,9 +214,23 @@ async function train() {
     return;
   }
   const names = Object.fromEntries(photos.map((p) => [p.id, p.cards.map((c) => c.name || null)]));
-  const { ok, data } = await send("/api/teach/train", {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ session, name, names }),
-  });
+  const json = (body) => ({ method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  if (letters === null) { // first the letters teaching cannot settle alone: the player's word on each
+    $("train-left").textContent = "Reading the letters…";
+    const asked = await send("/api/teach/letters", json({ session, names }));
+    $("train-left").textContent = "";
+    if (!asked.ok) {
+      error.textContent = capitalise(asked.data.error);
+      error.hidden = false;
+      return;
+    }
+    if (asked.data.questions.length) {
+      askLetters(asked.data.questions);
+      return;
+    }
+    letters = {};
+  }
+  const { ok, data } = await send("/api/teach/train", json({ session, name, names, letters }));
   if (!ok) {
     error.textContent = capitalise(data.error);
     error.hidden = false;
@@ -220,6 +240,41 @@ async function train() {
   render();
   $("train-progress").hidden = false;
   follow();
+}
+
+// "The queen's letter looks like V: does your deck print V for the queen, not Q?" Yes or no to
+// each; the last answer teaches.
+function askLetters(questions) {
+  const answers = {};
+  $("letters").replaceChildren(...questions.map((q) => {
+    const row = document.createElement("p");
+    row.className = "letter-question";
+    const text = document.createElement("span");
+    text.textContent = capitalise(q.said);
+    const choices = [[`Yes, ${q.text}`, q.text], [`No, ${q.standard}`, q.standard]].map(([label, answer]) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "button";
+      button.textContent = label;
+      button.addEventListener("click", () => {
+        answers[q.rank] = answer;
+        choices.forEach((b) => b.setAttribute("aria-pressed", String(b === button)));
+        if (Object.keys(answers).length === questions.length) {
+          letters = answers;
+          train();
+        }
+      });
+      return button;
+    });
+    row.append(text, ...choices);
+    return row;
+  }));
+  $("letters").hidden = false;
+}
+
+function forgetLetters() {
+  letters = null;
+  $("letters").hidden = true;
 }
 
 async function follow() {
