@@ -24,6 +24,7 @@ from cribcam.vision.models import onnx_session
 PAD_VALUE = 114  # the grey ultralytics pads letterboxed images with
 CLOSER = 2  # a closer look reads an image enlarged to this many times the model's input
 FARTHER = 2  # a farther look reads an image in the middle of a canvas this many times its sides
+QUICK = 2  # a quick look reads an image at this many times less than the input, a quarter of the pixels
 
 
 class IndexFinder:
@@ -108,6 +109,18 @@ class IndexFinder:
         canvas = cv2.copyMakeBorder(image, pad_y, pad_y, pad_x, pad_x, cv2.BORDER_CONSTANT, value=(PAD_VALUE,) * 3)
         found = self._find(canvas, -pad_x, -pad_y)
         return Detections(np.clip(found.xyxy, 0, [width, height, width, height]), found.scores)
+
+    @property
+    def quick_size(self) -> int | None:
+        """The input size of the quick look; None for a finder of fixed input shape, which
+        reads only its own size."""
+        return None if self.stride is None else self.imgsz // QUICK
+
+    def quick(self, image: np.ndarray) -> Detections:
+        """Index boxes in a BGR uint8 image read at ``quick_size``, a quarter of the input's
+        pixels. Large print reads as well so, or better (a close-up's indices come nearer the
+        sizes the finder learnt); small print is lost."""
+        return self._find(image, 0, 0, size=self.quick_size)
 
     def _find(self, image: np.ndarray, dx: int, dy: int, size: int | None = None) -> Detections:
         blob, scale, (pad_x, pad_y) = letterbox(image, size or self.imgsz, self.stride)

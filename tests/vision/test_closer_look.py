@@ -43,8 +43,8 @@ def _right_and_wrong(reader: CardReader) -> tuple[int, int]:
 
 
 class _PassSpy:
-    """The reader's finder, noting each pass it runs: "whole", "closer" (the enlarged pass)
-    or "farther"."""
+    """The reader's finder, noting each pass it runs: "quick", "whole", "closer" (the enlarged
+    pass) or "farther"."""
 
     def __init__(self, finder, passes: list[str]):
         self.finder, self.passes = finder, passes
@@ -61,12 +61,16 @@ class _PassSpy:
         self.passes.append("farther")
         return self.finder.farther(image)
 
+    def quick(self, image):
+        self.passes.append("quick")
+        return self.finder.quick(image)
+
     def __getattr__(self, name):
         return getattr(self.finder, name)
 
 
 def _looks(reader: CardReader, image: np.ndarray, expected: int | None) -> list[str]:
-    """The finder's passes one reading ran, in order: "whole", "closer" or "farther"."""
+    """The finder's passes one reading ran, in order: "quick", "whole", "closer" or "farther"."""
     looks = []
     finder, reader.finder = reader.finder, _PassSpy(reader.finder, looks)
     try:
@@ -88,16 +92,18 @@ def test_hands_seen_from_twice_as_far_read_more_cards_right_and_no_more_wrong(re
 def test_a_hand_read_whole_is_not_read_again(reader):
     name = "heldout-gnome-neoclassical-0000002.jpg"
     image = cv2.imread(str(SAMPLES / name))
-    assert _looks(reader, image, expected=5) == ["whole"]
+    # The quick look first, every time: its print too small to stand, the whole look reads it.
+    assert _looks(reader, image, expected=5) == ["quick", "whole"]
     # The closer look adds its enlarged pass to the whole one, which is not run again.
-    assert _looks(reader, _from_twice_as_far("heldout-gnome-bellot-0000005.jpg"), expected=5) == ["whole", "closer"]
+    assert _looks(reader, _from_twice_as_far("heldout-gnome-bellot-0000005.jpg"), expected=5) == \
+        ["quick", "whole", "closer"]
 
 
 def test_large_indices_with_cards_missing_take_no_closer_look(reader):
     # Three cards filling a photo read as a hand of five: the two not there are not too small to
     # see, so the photo is not read again enlarged (its slowest look).
     photo = cv2.imread(str(PHOTOS / "blackgold-3-cards.jpg"))
-    assert _looks(reader, photo, expected=5) == ["whole"]
+    assert _looks(reader, photo, expected=5) == ["quick", "whole"]
     assert sorted(reader.read(photo, expected=5).codes) == ["6H", "AH", "JC"]
 
 
@@ -119,23 +125,28 @@ def test_a_large_photo_read_whole_is_not_read_in_tiles(reader):
     # read in tiles every time had lost 0.11 of their precision (models/HISTORY.md, "Run 8").
     scene = cv2.imread(str(SAMPLES / "heldout-gnome-neoclassical-0000002.jpg"))
     photo = cv2.resize(scene, None, fx=3, fy=3, interpolation=cv2.INTER_CUBIC)
-    assert _looks(reader, photo, expected=5) == ["whole"]
+    assert _looks(reader, photo, expected=5) == ["quick", "whole"]
     assert reader.read(photo, expected=5).codes == reader.read(scene, expected=5).codes
 
 
 def test_without_a_count_only_tiny_or_no_indices_look_closer(reader):
     name = "heldout-kde-svg-penguins-0000110.jpg"
-    assert _looks(reader, cv2.imread(str(SAMPLES / name)), expected=None) == ["whole"]
+    assert _looks(reader, cv2.imread(str(SAMPLES / name)), expected=None) == ["quick", "whole"]
     # Nothing read at all: from farther away first (a close-up?), then closer.
-    assert _looks(reader, np.full((480, 640, 3), 200, np.uint8), expected=None) == ["whole", "farther", "closer"]
+    assert _looks(reader, np.full((480, 640, 3), 200, np.uint8), expected=None) == \
+        ["quick", "whole", "farther", "closer"]
 
 
-def test_a_close_up_of_a_card_is_read_from_farther_away(reader):
+def test_a_close_up_of_a_card_is_read_from_farther_away(reader, monkeypatch):
     # The ace of hearts' top corner of the bundled gold-on-black photo, enlarged to 640 pixels:
     # its index is about 210 pixels high, larger than any the finder learnt, and it boxes
-    # nothing there; from twice as far it is read.
+    # nothing there; from twice as far it is read. The quick look reads at half the size:
+    # it reads the ace at once.
     photo = cv2.imread(str(PHOTOS / "blackgold-3-cards.jpg"))
     close_up = cv2.resize(photo[420:620, 0:170], (544, 640), interpolation=cv2.INTER_CUBIC)
+    assert _looks(reader, close_up, expected=None) == ["quick"]
+    assert reader.read(close_up).codes == ["AH"]
+    monkeypatch.setattr(reader, "_quick_look", lambda *args: None)
     first_look, _, _ = reader._decide(*reader.detect(close_up), None, True)
     assert first_look == []
     assert _looks(reader, close_up, expected=None) == ["whole", "farther"]
