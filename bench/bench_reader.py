@@ -1,6 +1,7 @@
 """Benchmark the card reader: median time of CardReader.read on 640x640 photos.
 
 Run: python bench/bench_reader.py [--model MODELS_DIR] [--repeats 40] [--expected N]
+     [--photos DIR --labels FILE]   (other photos: the held-out designs' small print, say)
 Target (2-core machine, issue 19): median at most 120 ms per 640x640 photo with onnxruntime,
 finder, classifier and the rank reader where it is asked. Each photo is read with its own
 number of cards given when it holds 3 to 6, as the photo page reads a hand (``cribcam eval
@@ -26,14 +27,15 @@ from cribcam.vision.evaluate import given_count, load_labels
 PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "real-photos" / "images"
 
 
-def bench_photos(folder: Path, repeats: int, expected: int | None = None) -> list[tuple]:
+def bench_photos(folder: Path, repeats: int, expected: int | None = None, labels: Path | None = None) -> list[tuple]:
     """The first ``repeats`` photos of ``folder``, each with the count it is read with: its own
-    when it holds 3 to 6 cards, as the photo page reads a hand (``expected`` for all, if given).
-    The benches that time the reader share this, so they read the same photos the same way."""
+    when it holds 3 to 6 cards, as the photo page reads a hand (``expected`` for all, if given),
+    as ``labels`` names them (``labels.json`` beside the folder by default). The benches that
+    time the reader share this, so they read the same photos the same way."""
     paths = sorted(folder.glob("*.jpg"))[:repeats]
     if not paths:
         raise SystemExit(f"no .jpg photos in {folder}")
-    labels = load_labels(folder.parent / "labels.json")
+    labels = load_labels(labels or folder.parent / "labels.json")
     return [(cv2.imread(str(p)), expected or given_count({c["card"] for c in labels[p.name]["cards"]}))
             for p in paths]
 
@@ -42,12 +44,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, default=None)
     parser.add_argument("--photos", type=Path, default=PHOTOS)
+    parser.add_argument("--labels", type=Path, help="their labels (default: labels.json beside the folder)")
     parser.add_argument("--repeats", type=int, default=40)
     parser.add_argument("--expected", type=int, default=None,
                         help="read every photo with this many cards (default: its own count, when 3 to 6)")
     args = parser.parse_args()
     reader = CardReader(args.model)
-    images = bench_photos(args.photos, args.repeats, args.expected)
+    images = bench_photos(args.photos, args.repeats, args.expected, args.labels)
     reader.read(images[0][0])  # warm-up: the first run allocates onnxruntime's buffers
     times = []
     for image, expected in images:
