@@ -83,7 +83,8 @@ class Settings:
             art as cards (models/README.md, "Teaching a deck").
         steps: Adam steps of each head's fit.
         decay: the heads' L2 penalty (their weights and bias): less lets a lesson move the
-            other decks' answers more, more takes a lettered deck's gain away (models/README.md).
+            other decks' answers more, more takes a lettered deck's gain away (models/HISTORY.md,
+            "Teaching measured, 2026-11-25").
         seed: random seed.
         held_back: share of the photos held back from teaching to measure the taught deck on
             (with ``HOLD_PHOTOS`` photos or more); with fewer, share of the cards showing two
