@@ -7,25 +7,39 @@ that text and its margin over the standard text in nats an index
 (``training.alphabet.likeliest_texts``). A rank the deck letters otherwise should clear
 ``MARGIN``; a misreading of a standard glyph should not.
 
-Run: python bench/alphabet_margins.py
+Then, per deck, whether the alphabet learnt (``alphabet.chosen_texts``) is the deck's own, and
+the letters teaching would ask the player about (``alphabet.letter_questions``). ``--size``
+renders the layouts smaller (1024 pixels a side by default; 512 puts each index at half the
+size, as a phone held twice as far), through the same drawn camera (blur, tilt, light).
+
+Run: python bench/alphabet_margins.py [--size 1024]
 """
 
 from __future__ import annotations
 
+import argparse
 import tempfile
 from pathlib import Path
 
 from cribcam.datagen.decks import load_decks
 from cribcam.datagen.font_decks import ALPHABETS, font_decks
 from cribcam.scoring.cards import RANK_TEXTS, RANKS
-from cribcam.training.alphabet import MARGIN, likeliest_texts
+from cribcam.training.alphabet import MARGIN, chosen_texts, letter_questions, likeliest_texts
 from cribcam.vision.models import rank_reader_file
 from cribcam.vision.rank_reader import RankReader
 
 from bench_teach import rendered  # bench/ is on the path when a bench script runs
 
 
+# Cyrillic letters the recognizer reads as the Latin ones they look like: a deck printing them is
+# read by those, so learning them so is learning its own letters.
+LOOKALIKES = str.maketrans("АВКТ", "ABKT")
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=1024, help="the layout photos' side in pixels")
+    args = parser.parse_args()
     reader = RankReader(rank_reader_file(), threads=2)
     decks = [(deck, "CDHS", {}) for deck in load_decks(split="heldout", progress=False)]
     decks += [(deck, "CD", {}) for deck in font_decks(12, seed=50)]
@@ -33,14 +47,21 @@ def main() -> None:
         decks += [(deck, "CD", ALPHABETS[alphabet]) for deck in font_decks(3, seed=200 + k, alphabet=alphabet)]
     print(f"MARGIN = {MARGIN} nats an index; for each deck the ranks whose likeliest text is not the "
           f"standard one (* where the deck prints that text)")
+    right = 0
     with tempfile.TemporaryDirectory() as work:
         for n, (deck, suits, letters) in enumerate(decks):
             folder = Path(work) / str(n)
-            found = likeliest_texts(reader, folder, rendered(deck, suits, [0], folder))
+            found = likeliest_texts(reader, folder, rendered(deck, suits, [0], folder, args.size))
             other = [f"{rank} {text!r} {margin:+.2f}{'*' if letters.get(rank) == text else ''}"
                      for rank, (text, margin) in sorted(found.items(), key=lambda kv: RANKS.index(kv[0]))
                      if text != RANK_TEXTS[RANKS.index(rank)]]
-            print(f"{deck.name[:64]:64s} {'; '.join(other) or 'all standard'}", flush=True)
+            own = tuple(letters.get(rank, standard).translate(LOOKALIKES) for rank, standard in zip(RANKS, RANK_TEXTS))
+            learnt = chosen_texts(found) == own
+            right += learnt
+            asked = " ".join(f"{q.rank}={q.text}?" for q in letter_questions(found))
+            print(f"{deck.name[:64]:64s} {'; '.join(other) or 'all standard'} | learnt "
+                  f"{'its own' if learnt else 'otherwise'}{'; asks ' + asked if asked else ''}", flush=True)
+    print(f"alphabets learnt as the deck prints them: {right} of {len(decks)} decks ({args.size}-pixel layouts)")
 
 
 if __name__ == "__main__":

@@ -96,15 +96,15 @@ def labels_file(path: Path, labels: dict) -> Path:
     return path
 
 
-def rendered(deck, suits: str, seeds: list[int], folder: Path) -> dict:
-    """Rendered layout photos of ``suits`` written to ``folder``; their labels."""
+def rendered(deck, suits: str, seeds: list[int], folder: Path, size: int = 1024) -> dict:
+    """Rendered layout photos of ``suits`` written to ``folder`` (``size`` pixels a side); their labels."""
     from cribcam.training.layout import render_layout
 
     folder.mkdir(parents=True, exist_ok=True)
     labels = {}
     for seed in seeds:
         for suit in suits:
-            image, boxes = render_layout(deck, suit, seed=seed)
+            image, boxes = render_layout(deck, suit, seed=seed, size=size)
             name = f"{suit}-{seed}.jpg"
             cv2.imwrite(str(folder / name), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
             labels[name] = {"cards": [{"card": b.code, "box": [round(v, 1) for v in b.box]} for b in boxes],

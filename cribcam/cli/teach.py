@@ -94,7 +94,7 @@ def run(args) -> int:
     for question in unsure:
         answer = _ask(question) if interactive else None
         if answer is not None:
-            letters[question.rank] = question.text if answer else question.standard
+            letters[question.rank] = answer
         else:
             kept = question.text if question.learnt else question.standard
             say(f"Not sure: {question.said} Taught as {kept}; to say otherwise, teach with "
@@ -115,13 +115,19 @@ def run(args) -> int:
     return 0
 
 
-def _ask(question) -> bool | None:
-    """The player's yes or no to a letter question at the terminal; None without an answer."""
+def _ask(question) -> str | None:
+    """What the deck prints for the question's rank, as the player answers at the terminal: y
+    (what it looks like), n (the standard letter) or the letter itself; None without an answer."""
+    from cribcam.training.alphabet import printed_as_rank
+
     try:
-        answer = input(f"{question.said[0].upper()}{question.said[1:]} [y/n] ").strip().lower()
+        answer = input(f"{question.said[0].upper()}{question.said[1:]} "
+                       f"[y/n, or the letter it prints] ").strip()
     except EOFError:
         return None
-    return answer.startswith("y") if answer[:1] in ("y", "n") else None
+    if answer.lower() in ("y", "yes", "n", "no"):
+        return question.text if answer.lower().startswith("y") else question.standard
+    return answer if printed_as_rank(answer, question.rank) else None
 
 
 def _stated_letters(given: list[str]) -> dict[str, str]:

@@ -29,6 +29,7 @@ from cribcam.vision.rank_reader import RANK_TEXTS, RankReader
 PER_RANK = 8  # indices of a rank read for its text: enough to outvote a misreading, and quick
 SPELLINGS = 3  # the commonest spellings of a rank's indices that are scored beside its standard text
 LONGEST = 2  # characters of a rank text ("10", "Kn")
+LETTERED = "AJQK"  # the ranks a deck may print its own way: "1" for the ace, "B", "V", "H" for the court
 # A text other than the standard one is learnt only when it beats the standard text by this many
 # nats an index, on average. On rendered layouts of 31 decks (bench/alphabet_margins.py, 2026-11-25)
 # the ranks a deck truly letters otherwise ("B", "V", "H", "1", "D", "R", "Kn") beat the standard
@@ -62,14 +63,17 @@ class LetterQuestion:
         return RANK_TEXTS[RANKS.index(self.rank)]
 
     @property
+    def name(self) -> str:
+        return RANK_NAMES[self.rank]
+
+    @property
     def said(self) -> str:
-        name = RANK_NAMES[self.rank]
-        return (f"the {name}'s letter looks like {self.text}: does your deck print {self.text} "
-                f"for the {name}, not {self.standard}?")
+        return (f"the {self.name}'s letter looks like {self.text}: does your deck print {self.text} "
+                f"for the {self.name}, not {self.standard}?")
 
     def as_json(self) -> dict:
-        return {"rank": self.rank, "text": self.text, "standard": self.standard, "learnt": self.learnt,
-                "said": self.said}
+        return {"rank": self.rank, "name": self.name, "text": self.text, "standard": self.standard,
+                "learnt": self.learnt, "said": self.said}
 
 
 def learn_texts(reader: RankReader, photos: Path, labels: dict, stated: dict[str, str] | None = None
@@ -127,9 +131,12 @@ def check_stated(reader: RankReader | None, stated: dict[str, str]) -> dict[str,
         text = str(text).strip()
         if rank not in RANKS:
             raise ValueError(f"{rank!r} is no rank: name it as A, 2-9, 10, J, Q or K")
-        if not _printed_as_rank(text):
-            raise ValueError(f"{text!r} is not a rank's letter: one or two letters or digits, "
-                             f"a capital letter or a digit first (V, 1, Kn)")
+        if rank not in LETTERED and text != RANK_TEXTS[RANKS.index(rank)]:
+            raise ValueError(f"a deck prints its 2 to 10 as numbers: the {RANK_NAMES[rank]} is "
+                             f"{RANK_TEXTS[RANKS.index(rank)]}, not {text!r}")
+        if not printed_as_rank(text, rank):
+            raise ValueError(f"{text!r} is not a rank's letter: one or two letters or digits, a capital "
+                             f"letter or a digit first (V, 1, Kn), a letter first for a court card")
         if reader is not None:
             reader.encode([text])
         checked[rank] = text
@@ -141,24 +148,25 @@ def check_stated(reader: RankReader | None, stated: dict[str, str]) -> dict[str,
 
 
 def likeliest_texts(reader: RankReader, photos: Path, labels: dict) -> dict[str, tuple[str, float]]:
-    """For each rank shown (``RANKS`` letter), its likeliest text and by how much that beats
-    the standard text: the mean difference of their log-likelihoods over its indices (0 when
-    the standard text is the likeliest).
+    """For each rank shown that a deck may letter its own way (``LETTERED``), its likeliest
+    text and by how much that beats the standard text: the mean difference of their
+    log-likelihoods over its indices (0 when the standard text is the likeliest).
 
     The candidates are the standard text and the commonest spellings of the rank's indices
-    that a deck may print for a rank (``_printed_as_rank``); ``PER_RANK`` indices of a rank
+    that a deck may print for that rank (``printed_as_rank``); ``PER_RANK`` indices of a rank
     are read.
     """
     shown: dict[str, list] = {}
     for image_name, entry in sorted(labels.items()):
         for label in entry["cards"]:
-            if label.get("box") is not None and len(shown.setdefault(label["card"][0], [])) < PER_RANK:
-                shown[label["card"][0]].append((image_name, label["box"]))
+            rank = label["card"][0]
+            if rank in LETTERED and label.get("box") is not None and len(shown.setdefault(rank, [])) < PER_RANK:
+                shown[rank].append((image_name, label["box"]))
     likeliest = {}
     for rank, boxes in shown.items():
         log_probs, owners = _read(reader, photos, boxes)
         standard = RANK_TEXTS[RANKS.index(rank)]
-        spelt = Counter(s for s in reader.spell(log_probs) if _printed_as_rank(s))
+        spelt = Counter(s for s in reader.spell(log_probs) if printed_as_rank(s, rank))
         candidates = list(dict.fromkeys([standard, *(s for s, _ in spelt.most_common(SPELLINGS))]))
         scores = reader.likelihoods(log_probs, owners, len(boxes), reader.encode(candidates))
         readable = np.isfinite(scores).all(axis=1)
@@ -169,12 +177,18 @@ def likeliest_texts(reader: RankReader, photos: Path, labels: dict) -> dict[str,
     return likeliest
 
 
-def _printed_as_rank(text: str) -> bool:
-    """Whether a deck may print ``text`` for a rank: one or two characters (``LONGEST``), a
-    capital letter or a digit first ("V", "1", "10", "Kn"), then a letter or digit. A lone
-    small letter is a misreading: a real Dutch queen's "V" was read as "n", and learnt so."""
-    return 0 < len(text) <= LONGEST and all(map(_printed_on_cards, text)) and \
-        (text[0].isdigit() or text[0].isupper())
+def printed_as_rank(text: str, rank: str | None = None) -> bool:
+    """Whether a deck may print ``text`` for a rank (for ``rank``, when given): one or two
+    characters (``LONGEST``), a capital letter or a digit first ("V", "1", "10", "Kn"), then a
+    letter or digit. A lone small letter is a misreading: a real Dutch queen's "V" was read as
+    "n", and learnt so. Only the ace and the court cards are lettered a deck's own way
+    (``LETTERED``): the 2 to 10 print their numbers, and a court card's text starts with a
+    letter (small print read a Dutch jack's B as "0" and as "1", surely: bench/alphabet_margins.py)."""
+    if not (0 < len(text) <= LONGEST and all(map(_printed_on_cards, text)) and (text[0].isdigit() or text[0].isupper())):
+        return False
+    if rank is None or rank == "A":
+        return True
+    return text[0].isalpha() if rank in LETTERED else text == RANK_TEXTS[RANKS.index(rank)]
 
 
 def _printed_on_cards(character: str) -> bool:

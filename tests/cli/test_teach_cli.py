@@ -163,7 +163,9 @@ def test_a_letter_question_at_a_terminal_takes_yes_no_or_nothing(monkeypatch):
             return given
         return reply
 
-    for given, meant in [("y", True), ("Yes", True), ("n", False), ("", None), ("maybe", None), (EOFError, None)]:
+    for given, meant in [("y", "V"), ("Yes", "V"), ("n", "Q"), ("D", "D"), ("", None), ("maybe", None),
+                         ("1", None), (EOFError, None)]:  # a queen's letter is a letter
         monkeypatch.setattr("builtins.input", answer(given))
-        assert _ask(question) is meant, given
-    assert asked[0] == "The queen's letter looks like V: does your deck print V for the queen, not Q? [y/n] "
+        assert _ask(question) == meant, given
+    assert asked[0] == ("The queen's letter looks like V: does your deck print V for the queen, not Q? "
+                        "[y/n, or the letter it prints] ")

@@ -78,10 +78,14 @@ def test_a_standard_deck_misread_a_little_keeps_its_standard_texts(rank_reader, 
 
 
 def test_a_rank_is_printed_as_a_capital_or_a_digit_first_never_a_lone_small_letter():
-    from cribcam.training.alphabet import _printed_as_rank
+    from cribcam.training.alphabet import printed_as_rank
 
-    assert all(map(_printed_as_rank, ["V", "1", "10", "Kn", "Д", "B"]))
-    assert not any(map(_printed_as_rank, ["n", "i", "à", "kn", "", "100", "V?", "鬼"]))
+    assert all(map(printed_as_rank, ["V", "1", "10", "Kn", "Д", "B"]))
+    assert not any(map(printed_as_rank, ["n", "i", "à", "kn", "", "100", "V?", "鬼"]))
+    # Only the ace and the court cards are lettered a deck's way; a court card's with a letter first.
+    assert printed_as_rank("1", "A") and printed_as_rank("B", "J") and printed_as_rank("Kn", "J")
+    assert not any(printed_as_rank(text, rank) for text, rank in [("0", "J"), ("1", "K"), ("1", "7"), ("0", "T")])
+    assert printed_as_rank("10", "T") and printed_as_rank("7", "7")
 
 
 def test_letters_the_player_states_are_kept_over_those_learnt(rank_reader, tmp_path):
@@ -118,6 +122,8 @@ def test_a_stated_letter_wins_over_a_learnt_one_it_would_repeat():
     ({"Q": "v"}, "'v' is not a rank's letter"),
     ({"Q": "V?"}, "is not a rank's letter"),
     ({"J": "Q"}, "Q would stand for two ranks"),
+    ({"J": "1"}, "a letter first for a court card"),
+    ({"7": "L"}, "a deck prints its 2 to 10 as numbers: the seven is 7, not 'L'"),
     ({"J": "V", "Q": "V"}, "V would stand for two ranks"),
 ])
 def test_letters_no_deck_prints_are_refused(stated, message):
@@ -130,6 +136,6 @@ def test_letters_no_deck_prints_are_refused(stated, message):
 def test_a_ten_stated_as_10_and_letters_checked_by_the_recognizer(rank_reader):
     from cribcam.training.alphabet import check_stated
 
-    assert check_stated(rank_reader, {"10": "T", "q": "V", "J": "B"}) == {"T": "T", "Q": "V", "J": "B"}
+    assert check_stated(rank_reader, {"10": "10", "q": "V", "J": "B"}) == {"T": "10", "Q": "V", "J": "B"}
     with pytest.raises(ValueError, match="cannot read"):
         check_stated(rank_reader, {"Q": "Ж"})  # a Cyrillic capital the recognizer never learnt

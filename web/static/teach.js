@@ -242,29 +242,46 @@ async function train() {
   follow();
 }
 
-// "The queen's letter looks like V: does your deck print V for the queen, not Q?" Yes or no to
-// each; the last answer teaches.
+// "The queen's letter looks like V: does your deck print V for the queen, not Q?" Yes, no, or
+// the letter the deck prints, typed; the last answer teaches.
 function askLetters(questions) {
   const answers = {};
+  const answered = (q, answer, chosen, choices) => {
+    answers[q.rank] = answer;
+    choices.forEach((b) => b.setAttribute("aria-pressed", String(b === chosen)));
+    if (Object.keys(answers).length === questions.length) {
+      letters = answers;
+      train();
+    }
+  };
   $("letters").replaceChildren(...questions.map((q) => {
     const row = document.createElement("p");
     row.className = "letter-question";
     const text = document.createElement("span");
     text.textContent = capitalise(q.said);
-    const choices = [[`Yes, ${q.text}`, q.text], [`No, ${q.standard}`, q.standard]].map(([label, answer]) => {
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "button";
-      button.textContent = label;
-      button.addEventListener("click", () => {
-        answers[q.rank] = answer;
-        choices.forEach((b) => b.setAttribute("aria-pressed", String(b === button)));
-        if (Object.keys(answers).length === questions.length) {
-          letters = answers;
-          train();
-        }
+    const button = (label) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "button";
+      b.textContent = label;
+      return b;
+    };
+    const choices = [button(`Yes, ${q.text}`), button(`No, ${q.standard}`), button("Another letter")];
+    choices[0].addEventListener("click", () => answered(q, q.text, choices[0], choices));
+    choices[1].addEventListener("click", () => answered(q, q.standard, choices[1], choices));
+    choices[2].addEventListener("click", () => { // it prints neither: the player types what it prints
+      const input = document.createElement("input");
+      input.type = "text";
+      input.maxLength = 2;
+      input.className = "letter-edit";
+      input.setAttribute("aria-label", `The letter your deck prints for the ${q.name}`);
+      input.addEventListener("keydown", (event) => {
+        if (event.key !== "Enter" || !input.value.trim()) return;
+        event.preventDefault();
+        answered(q, input.value.trim(), choices[2], choices);
       });
-      return button;
+      choices[2].after(input);
+      input.focus();
     });
     row.append(text, ...choices);
     return row;
