@@ -47,7 +47,7 @@ def main() -> None:
         decks += [(deck, "CD", ALPHABETS[alphabet]) for deck in font_decks(3, seed=200 + k, alphabet=alphabet)]
     print(f"MARGIN = {MARGIN} nats an index; for each deck the ranks whose likeliest text is not the "
           f"standard one (* where the deck prints that text)")
-    right = 0
+    right = right_answered = readable = 0
     with tempfile.TemporaryDirectory() as work:
         for n, (deck, suits, letters) in enumerate(decks):
             folder = Path(work) / str(n)
@@ -56,12 +56,18 @@ def main() -> None:
                      for rank, (text, margin) in sorted(found.items(), key=lambda kv: RANKS.index(kv[0]))
                      if text != RANK_TEXTS[RANKS.index(rank)]]
             own = tuple(letters.get(rank, standard).translate(LOOKALIKES) for rank, standard in zip(RANKS, RANK_TEXTS))
+            questions = letter_questions(found)
             learnt = chosen_texts(found) == own
-            right += learnt
-            asked = " ".join(f"{q.rank}={q.text}?" for q in letter_questions(found))
+            # A player who knows the deck answers each question with what it prints.
+            answered = chosen_texts(found, {q.rank: own[RANKS.index(q.rank)] for q in questions}) == own
+            right, right_answered = right + learnt, right_answered + answered
+            readable += all(c in reader.column for text in own for c in text)
+            asked = " ".join(f"{q.rank}={q.text}?" for q in questions)
             print(f"{deck.name[:64]:64s} {'; '.join(other) or 'all standard'} | learnt "
-                  f"{'its own' if learnt else 'otherwise'}{'; asks ' + asked if asked else ''}", flush=True)
-    print(f"alphabets learnt as the deck prints them: {right} of {len(decks)} decks ({args.size}-pixel layouts)")
+                  f"{'its own' if learnt else 'otherwise'}{'; asks ' + asked if asked else ''}"
+                  f"{'; its own once answered' if answered and not learnt else ''}", flush=True)
+    print(f"alphabets learnt as the deck prints them ({args.size}-pixel layouts): {right} of {len(decks)} decks, "
+          f"{right_answered} once the questions are answered; the recognizer knows every letter of {readable}")
 
 
 if __name__ == "__main__":
