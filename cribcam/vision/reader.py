@@ -158,7 +158,7 @@ class CardReader:
         whole look's (``QUICK_COUNTED``); else None. Boxes too small to make it so are not read."""
         if self.finder.quick_size is None:
             return None
-        found = self._found(image, self.finder.quick)
+        found = self.finder.quick(image)  # straight from the photo's pixels: no MAX_SIDE copy first
         if not len(found):
             return None
         least = QUICK_COUNTED if expected is not None else QUICK_UNCOUNTED
