@@ -14,7 +14,7 @@ import pytest
 from cribcam.vision.decks import DATA_ENV, list_decks
 from cribcam.web import create_app, reader_slot, teach
 
-from test_e2e import DESKTOP, Page, browser, expect  # noqa: F401 (browser is a fixture)
+from test_e2e import DESKTOP, PHONE, Page, browser, expect  # noqa: F401 (browser is a fixture)
 from webtools import DATA
 
 QUICK = {"copies": 4, "steps": 150}  # teach.Settings of a test's lesson
@@ -296,6 +296,12 @@ def test_letters_teaching_is_unsure_of_are_asked_before_it_teaches(browser, teac
     expect(questions.nth(2)).to_contain_text("The queen's letter looks like V: does your deck print V for the queen")
     expect(page.locator("#train-progress")).to_be_hidden()  # nothing taught before the answers
     tab.shot("teach-04-letters-asked")
+    page.set_viewport_size(PHONE)  # on a phone each question's three answers stay on screen
+    buttons = questions.nth(2).get_by_role("button")
+    assert all(0 <= box["x"] and box["x"] + box["width"] <= PHONE["width"]
+               for box in (buttons.nth(k).bounding_box() for k in range(3)))
+    tab.shot("teach-04-letters-asked-phone")
+    page.set_viewport_size(DESKTOP)
     for k, answer in enumerate(["Yes, 1", "Yes, B", "No, Q"]):
         questions.nth(k).get_by_role("button", name=answer).click()
     questions.nth(3).get_by_role("button", name="Another letter").click()  # the king: typed
