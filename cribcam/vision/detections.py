@@ -62,6 +62,11 @@ class Detections:
         """The longer side of each box."""
         return (self.xyxy[:, 2:] - self.xyxy[:, :2]).max(axis=1)
 
+    @property
+    def short_sides(self) -> np.ndarray:
+        """The shorter side of each box."""
+        return (self.xyxy[:, 2:] - self.xyxy[:, :2]).min(axis=1)
+
     @classmethod
     def empty(cls, columns: int = NUM_CLASSES) -> "Detections":
         return cls(np.zeros((0, 4)), np.zeros((0, columns)))

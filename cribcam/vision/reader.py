@@ -167,15 +167,15 @@ class CardReader:
         # (The median of every box, not of the indices read; on the choosing sets it never turned
         # away a reading that would have stood, and read half as many photos in vain as the
         # largest box did: models/HISTORY.md, "A quick look first".)
-        if float(np.median(_short_sides(found.xyxy))) * at_quick < least:
+        if float(np.median(found.short_sides)) * at_quick < least:
             return None
         seen = self._classified(image, found)
         decided = cards, _, index_like = self._decide(*seen, expected, starter)
-        read = seen[0].xyxy[seen[0].confidence >= self.conf]
+        read = seen[0][seen[0].confidence >= self.conf]
         claimed = {box for card in cards for box in card.boxes}
         unclaimed = any(tuple(map(float, box)) not in claimed for box in seen[0].xyxy[index_like])
         counted = expected is None or (len(cards) == expected and not any(card.guessed for card in cards))
-        if cards and counted and not unclaimed and float(np.median(_short_sides(read))) * at_quick >= least:
+        if cards and counted and not unclaimed and float(np.median(read.short_sides)) * at_quick >= least:
             return seen, decided
         return None
 
@@ -185,7 +185,7 @@ class CardReader:
         known count, unless the indices read are large at the finder's input size; without a
         count, the indices read are tiny there (or none was read)."""
         read = found[found.confidence >= self.conf]
-        sides = np.minimum(read.xyxy[:, 2] - read.xyxy[:, 0], read.xyxy[:, 3] - read.xyxy[:, 1])
+        sides = read.short_sides
         at_input = self.finder.imgsz / max(image.shape[:2])  # the whole look's scale
         side = float(np.median(sides)) * at_input if len(sides) else 0.0
         if expected is not None:
@@ -280,10 +280,6 @@ def _as_bgr(image: np.ndarray) -> np.ndarray:
     if image.dtype != np.uint8:
         image = cv2.normalize(image, None, 0, 255, cv2.NORM_MINMAX).astype(np.uint8)
     return image
-
-
-def _short_sides(xyxy: np.ndarray) -> np.ndarray:
-    return np.minimum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1])
 
 
 def _where(box, width: int, height: int) -> str:
