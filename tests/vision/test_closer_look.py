@@ -20,11 +20,6 @@ PHOTOS = Path(__file__).resolve().parents[1] / "data" / "photos"
 LABELS = json.loads((SAMPLES / "labels.json").read_text())
 
 
-@pytest.fixture(scope="module")
-def reader(shipped_models):
-    return CardReader(shipped_models)
-
-
 def _from_twice_as_far(name: str) -> np.ndarray:
     scene = cv2.imread(str(SAMPLES / name))
     half = cv2.resize(scene, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)

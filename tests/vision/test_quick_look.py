@@ -14,11 +14,6 @@ SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
 LABELS = json.loads((PHOTOS / "labels.json").read_text())
 
 
-@pytest.fixture(scope="module")
-def reader(shipped_models):
-    return CardReader(shipped_models)
-
-
 def _whole_look_only(reader: CardReader) -> CardReader:
     whole = CardReader(reader.folder)
     whole._quick_look = lambda image, expected, starter: None

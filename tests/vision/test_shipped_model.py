@@ -40,11 +40,6 @@ PHOTO_LABELS = json.loads((PHOTOS / "labels.json").read_text())
 FLOORS = {"recall": 42 / 51, "precision": 42 / 46, "exact_hand_rate": 7 / 11}
 
 
-@pytest.fixture(scope="module")
-def reader(shipped_models):
-    return CardReader(shipped_models)
-
-
 def _cards(entry: dict) -> set[str]:
     return {c["card"] if isinstance(c, dict) else c for c in entry["cards"]}
 
