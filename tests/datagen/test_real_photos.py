@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 import pytest
 
 from cribcam.cli.main import main
-from cribcam.datagen.real_photos import LABEL_FIXES, group_captures, split_captures
+from cribcam.datagen.real_photos import LABEL_FIXES, fixed_label, group_captures, split_captures
 from cribcam.datagen.yolo import read_labels
 from cribcam.vision.evaluate import load_labels
 
@@ -72,7 +72,17 @@ def test_conversion_keeps_every_box_and_the_attribution(shared_dir, tmp_path, re
     assert sorted(val) == sorted(n for n, p in parts.items() if p == "val")
     name = next(iter(val))
     assert {c["card"] for c in val[name]["cards"]} == {c["card"] for c in labels[name]["cards"]}
-    for name, fixes in LABEL_FIXES.items():  # labels the shared set has wrong are corrected
-        read = load_labels(out / f"labels-{parts[name]}.json")[name]
-        assert {c["card"] for c in read["cards"]} == \
-            {fixes.get(c["card"], c["card"]) for c in labels[name]["cards"]} != {c["card"] for c in labels[name]["cards"]}
+    for name, fixes in LABEL_FIXES.items():  # labels the shared set has wrong are corrected, box by box
+        read = load_labels(out / f"labels-{parts[name]}.json")[name]["cards"]
+        shared = labels[name]["cards"]
+        assert sorted(c["card"] for c in read) == sorted(fixed_label(name, c["card"], c["box"]) for c in shared)
+        mended = [c for c in shared if fixed_label(name, c["card"], c["box"]) != c["card"]]
+        assert len(mended) >= max(1, sum(isinstance(key, tuple) for key in fixes))  # every fix meets its box
+
+
+def test_a_fix_by_box_mends_only_that_box():
+    name = "CardCounterML__WIN_20240627_11_38_29_Pro_jpg.jpg"
+    assert fixed_label(name, "4S", [252.9, 238.2, 269.1, 301.8]) == "3S"
+    assert fixed_label(name, "4S", [220.4, 148.0, 240.0, 196.0]) == "4S"  # the 4S itself
+    assert fixed_label(name, "JS", [248.0, 120.0, 276.0, 162.0]) == "JS"
+    assert fixed_label("CardCounterML__IMG_7785_JPG.jpg", "4S", [574.9, 140.1, 623.1, 227.9]) == "AS"
