@@ -42,7 +42,8 @@ the "Card Detection" data set exported from Roboflow and published in the public
 repository Ammememe/CardCounterML (commit a0e040bd), licence Creative Commons Attribution 4.0
 International (CC BY 4.0, https://creativecommons.org/licenses/by/4.0/).
 Changes: labels converted to YOLO format, images split into train and val by capture, and
-the labels of {fixed} photos corrected to the cards they show (cribcam.datagen.real_photos.LABEL_FIXES).
+the labels of {fixed} photos corrected to the cards they show (cribcam.datagen.real_photos.LABEL_FIXES
+and LABEL_ADDITIONS).
 Attribution must be kept wherever these images or anything derived from them is redistributed.
 """
 
@@ -70,6 +71,14 @@ LABEL_FIXES: dict[str, dict] = {
     "CardCounterML__WIN_20240627_17_01_00_Pro_jpg.jpg": {("4S", (379, 370)): "3S", ("TS", (180, 398)): "KS"},
     "CardCounterML__WIN_20240627_17_01_16_Pro_jpg.jpg": {("4S", (389, 100)): "3S"},
     "CardCounterML__WIN_20240627_17_02_34_Pro_jpg.jpg": {("TH", (143, 507)): "5H"},
+}
+
+# Cards a shared photo shows plainly, both corners, that its labels leave out: photo -> [(card,
+# box)]. A card left out teaches the finder its indices are background and counts a right
+# reading as a false card. The boxes are the reader's, checked by eye (2026-11-26).
+LABEL_ADDITIONS: dict[str, list[tuple[str, tuple[float, float, float, float]]]] = {
+    "CardCounterML__IMG_7838_JPG.jpg": [("KS", (298.2, 499.8, 323.8, 523.4)), ("KS", (407.4, 510.7, 426.9, 530.9)),
+                                        ("8D", (412.0, 466.8, 433.2, 486.8)), ("8D", (298.5, 459.7, 324.1, 484.5))],
 }
 
 _PHONE = re.compile(r"IMG_(\d{8})_(\d{6})")
@@ -153,6 +162,13 @@ def fixed_label(name: str, card: str, box) -> str:
     return fixes.get((card, (round(box[0]), round(box[1]))), fixes.get(card, card))
 
 
+def mended_boxes(name: str, entry: dict) -> list[tuple[str, tuple]]:
+    """A shared photo's labelled boxes as (card, box), mended (``LABEL_FIXES``) and completed
+    (``LABEL_ADDITIONS``)."""
+    return [(fixed_label(name, c["card"], c["box"]), tuple(c["box"])) for c in entry["cards"]] + \
+        [(card, tuple(box)) for card, box in LABEL_ADDITIONS.get(name, [])]
+
+
 def convert(src: Path, out: Path, val_fraction: float = 0.25, force: bool = False) -> dict[str, int]:
     """Writes the real photos as a data set in ``out``; returns image counts per part.
 
@@ -177,7 +193,7 @@ def convert(src: Path, out: Path, val_fraction: float = 0.25, force: bool = Fals
         image = src / "images" / name
         h, w = cv2.imread(str(image), cv2.IMREAD_UNCHANGED).shape[:2]
         shutil.copyfile(image, out / "images" / part / f"{stem}.jpg")
-        boxes = [(fixed_label(name, c["card"], c["box"]), tuple(c["box"])) for c in entry["cards"]]
+        boxes = mended_boxes(name, entry)
         (out / "labels" / part / f"{stem}.txt").write_text(yolo.label_lines(boxes, w, h))
         cards: dict[str, list] = defaultdict(list)
         for code, box in boxes:
@@ -192,7 +208,7 @@ def convert(src: Path, out: Path, val_fraction: float = 0.25, force: bool = Fals
         yolo.write_eval_labels(out, part)
     yolo.write_data_yaml(out, {"train": "images/train", "val": "images/val"},
                          "real card photos (CC BY 4.0, see ATTRIBUTION.txt), split by capture")
-    (out / "ATTRIBUTION.txt").write_text(ATTRIBUTION.format(src=src, fixed=len(LABEL_FIXES)))
+    (out / "ATTRIBUTION.txt").write_text(ATTRIBUTION.format(src=src, fixed=len(LABEL_FIXES.keys() | LABEL_ADDITIONS.keys())))
     yolo.write_json(out / "captures.json", {name: {"capture": captures[name], "part": parts[name]}
                                             for name in sorted(entries)})
     return counts

@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 import pytest
 
 from cribcam.cli.main import main
-from cribcam.datagen.real_photos import LABEL_FIXES, fixed_label, group_captures, split_captures
+from cribcam.datagen.real_photos import LABEL_ADDITIONS, LABEL_FIXES, fixed_label, group_captures, split_captures
 from cribcam.datagen.yolo import read_labels
 from cribcam.vision.evaluate import load_labels
 
@@ -67,7 +67,7 @@ def test_conversion_keeps_every_box_and_the_attribution(shared_dir, tmp_path, re
         assert got == pytest.approx(want, abs=0.01)
     assert sum(1 for _ in (out / "labels").rglob("*.txt")) == len(labels)
     assert sum(len(read_labels(p, 640, 640)) for p in (out / "labels").rglob("*.txt")) == \
-        sum(len(e["cards"]) for e in labels.values())
+        sum(len(e["cards"]) for e in labels.values()) + sum(map(len, LABEL_ADDITIONS.values()))
     val = load_labels(out / "labels-val.json")
     assert sorted(val) == sorted(n for n, p in parts.items() if p == "val")
     name = next(iter(val))
@@ -78,6 +78,11 @@ def test_conversion_keeps_every_box_and_the_attribution(shared_dir, tmp_path, re
         assert sorted(c["card"] for c in read) == sorted(fixed_label(name, c["card"], c["box"]) for c in shared)
         mended = [c for c in shared if fixed_label(name, c["card"], c["box"]) != c["card"]]
         assert len(mended) >= max(1, sum(isinstance(key, tuple) for key in fixes))  # every fix meets its box
+    for name, added in LABEL_ADDITIONS.items():  # cards the shared labels leave out are added
+        read = load_labels(out / f"labels-{parts[name]}.json")[name]["cards"]
+        assert len(read) == len(labels[name]["cards"]) + len(added)
+        assert {card for card, _ in added} <= {c["card"] for c in read}
+        assert not {card for card, _ in added} & {c["card"] for c in labels[name]["cards"]}
 
 
 def test_a_fix_by_box_mends_only_that_box():
