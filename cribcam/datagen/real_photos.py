@@ -208,7 +208,8 @@ def convert(src: Path, out: Path, val_fraction: float = 0.25, force: bool = Fals
         yolo.write_eval_labels(out, part)
     yolo.write_data_yaml(out, {"train": "images/train", "val": "images/val"},
                          "real card photos (CC BY 4.0, see ATTRIBUTION.txt), split by capture")
-    (out / "ATTRIBUTION.txt").write_text(ATTRIBUTION.format(src=src, fixed=len(LABEL_FIXES.keys() | LABEL_ADDITIONS.keys())))
+    mended = LABEL_FIXES.keys() | LABEL_ADDITIONS.keys()
+    (out / "ATTRIBUTION.txt").write_text(ATTRIBUTION.format(src=src, fixed=len(mended)))
     yolo.write_json(out / "captures.json", {name: {"capture": captures[name], "part": parts[name]}
                                             for name in sorted(entries)})
     return counts
