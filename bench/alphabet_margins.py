@@ -28,12 +28,7 @@ from cribcam.training.alphabet import MARGIN, chosen_texts, letter_questions, li
 from cribcam.vision.models import rank_reader_file
 from cribcam.vision.rank_reader import RankReader
 
-from bench_teach import rendered  # bench/ is on the path when a bench script runs
-
-
-# Cyrillic letters the recognizer reads as the Latin ones they look like: a deck printing them is
-# read by those, so learning them so is learning its own letters.
-LOOKALIKES = str.maketrans("АВКТ", "ABKT")
+from bench_teach import printed_texts, rendered  # bench/ is on the path when a bench script runs
 
 
 def main() -> None:
@@ -55,7 +50,7 @@ def main() -> None:
             other = [f"{rank} {text!r} {margin:+.2f}{'*' if letters.get(rank) == text else ''}"
                      for rank, (text, margin) in sorted(found.items(), key=lambda kv: RANKS.index(kv[0]))
                      if text != RANK_TEXTS[RANKS.index(rank)]]
-            own = tuple(letters.get(rank, standard).translate(LOOKALIKES) for rank, standard in zip(RANKS, RANK_TEXTS))
+            own = printed_texts(letters)
             questions = letter_questions(found)
             learnt = chosen_texts(found) == own
             # A player who knows the deck answers each question with what it prints.

@@ -56,6 +56,9 @@ LETTERED = {"dutch": ("Manrope-ExtraBold.ttf", "DejaVuSansCondensed-Oblique.ttf"
             "french": ("LiberationSansNarrow-BoldItalic.ttf", "NimbusMonoPS-BoldItalic.otf", 2),
             "scandinavian": ("Lato-MediumItalic.ttf", "Go-Smallcaps-Italic.ttf", 3),
             "russian": ("Lato-MediumItalic.ttf", "LiberationSansNarrow-Regular.ttf", 4)}
+# Cyrillic letters the recognizer reads as the Latin ones they look like: a deck printing them is
+# read by those, so learning them so is learning its own letters.
+LOOKALIKES = str.maketrans("АВКТ", "ABKT")
 PARTS = ["blackgold", "designs", "lettered", "speed"]
 MODEL: list = []  # ["--model", DIR] when the models to teach on are not the bundled ones
 
@@ -110,6 +113,14 @@ def rendered(deck, suits: str, seeds: list[int], folder: Path, size: int = 1024)
             labels[name] = {"cards": [{"card": b.code, "box": [round(v, 1) for v in b.box]} for b in boxes],
                             "subset": deck.name}
     return labels
+
+
+def printed_texts(letters: dict[str, str]) -> tuple[str, ...]:
+    """The 13 rank texts (``RANKS`` order) a deck lettered so prints, as the recognizer can spell
+    them (``LOOKALIKES``): what teaching should learn."""
+    from cribcam.scoring.cards import RANK_TEXTS, RANKS
+
+    return tuple(letters.get(rank, standard).translate(LOOKALIKES) for rank, standard in zip(RANKS, RANK_TEXTS))
 
 
 def lettered_cards(folder: Path, labels: dict, deck: str | None) -> dict:
@@ -249,7 +260,8 @@ def main() -> None:
 
     # 3. decks lettered differently, taught from two suits, read on the other two
     if "lettered" in args.only:
-        from cribcam.datagen.font_decks import named_deck
+        from cribcam.datagen.font_decks import ALPHABETS, named_deck
+        from cribcam.scoring.cards import RANKS
 
         for alphabet, (rank_font, suit_font, seed) in LETTERED.items():
             try:
@@ -263,8 +275,14 @@ def main() -> None:
             unseen = rendered(deck, "HS", [100, 101, 102], folder)
             unseen_labels = labels_file(folder / "unseen.json", unseen)
             real = evaluate(val_images, val_labels, env, alphabet)
+            printed = dict(zip(RANKS, printed_texts(ALPHABETS[alphabet])))
+            learnt = record["rank_texts"]
+            differ = [f"{learnt[rank]} for {printed[rank]}" for rank in RANKS if learnt[rank] != printed[rank]]
+            print(f"{alphabet}: the alphabet learnt is {'as printed' if not differ else 'not as printed: ' + ', '.join(differ)}",
+                  flush=True)
             results["decks"][alphabet] = {
                 "deck": deck.name, "taught_from": "rendered layouts of the clubs and diamonds, --labels",
+                "rank_texts_learnt": learnt, "learnt_as_printed": learnt == printed,
                 "seconds": round(seconds), "loadavg_before_teaching": busy, "kept": record.get("kept"),
                 "checks": record["checks"],
                 "lettered_of_hearts_and_spades_before": lettered_cards(folder, unseen, None),
