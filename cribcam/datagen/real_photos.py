@@ -68,7 +68,10 @@ LABEL_FIXES: dict[str, dict] = {
     "CardCounterML__WIN_20240627_11_38_29_Pro_jpg.jpg": {("4S", (253, 238)): "3S", ("4S", (358, 374)): "3S"},
     # Spreads of a suit, each card once: a spade "3" and "K" labelled as second 4S and TS, a
     # heart "5" as a second TH.
-    "CardCounterML__WIN_20240627_17_01_00_Pro_jpg.jpg": {("4S", (379, 370)): "3S", ("TS", (180, 398)): "KS"},
+    # The third look (2026-11-26, 22:20 UTC) classified every labelled box itself: a spade "A"
+    # labelled as a second 2S was read AS.
+    "CardCounterML__WIN_20240627_17_01_00_Pro_jpg.jpg": {("4S", (379, 370)): "3S", ("TS", (180, 398)): "KS",
+                                                         ("2S", (399, 358)): "AS"},
     "CardCounterML__WIN_20240627_17_01_16_Pro_jpg.jpg": {("4S", (389, 100)): "3S"},
     "CardCounterML__WIN_20240627_17_02_34_Pro_jpg.jpg": {("TH", (143, 507)): "5H"},
 }
@@ -80,6 +83,10 @@ LABEL_ADDITIONS: dict[str, list[tuple[str, tuple[float, float, float, float]]]] 
     "CardCounterML__IMG_7838_JPG.jpg": [("KS", (298.2, 499.8, 323.8, 523.4)), ("KS", (407.4, 510.7, 426.9, 530.9)),
                                         ("8D", (412.0, 466.8, 433.2, 486.8)), ("8D", (298.5, 459.7, 324.1, 484.5))],
 }
+
+# A labelled box narrower than this many pixels is a slip of the labeller's hand: IMG_20220921_200957
+# holds a 1-pixel 9D box beside that card's two corners. It would teach the finder a sliver.
+THINNEST_BOX = 3.0
 
 _PHONE = re.compile(r"IMG_(\d{8})_(\d{6})")
 _WEBCAM = re.compile(r"WIN_(\d{8})_(\d{2})_(\d{2})_(\d{2})")
@@ -164,8 +171,9 @@ def fixed_label(name: str, card: str, box) -> str:
 
 def mended_boxes(name: str, entry: dict) -> list[tuple[str, tuple]]:
     """A shared photo's labelled boxes as (card, box), mended (``LABEL_FIXES``) and completed
-    (``LABEL_ADDITIONS``)."""
-    return [(fixed_label(name, c["card"], c["box"]), tuple(c["box"])) for c in entry["cards"]] + \
+    (``LABEL_ADDITIONS``), less boxes too thin to hold an index (``THINNEST_BOX``)."""
+    return [(fixed_label(name, c["card"], c["box"]), tuple(c["box"])) for c in entry["cards"]
+            if min(c["box"][2] - c["box"][0], c["box"][3] - c["box"][1]) >= THINNEST_BOX] + \
         [(card, tuple(box)) for card, box in LABEL_ADDITIONS.get(name, [])]
 
 

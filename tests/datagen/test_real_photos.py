@@ -8,7 +8,8 @@ from collections import Counter, defaultdict
 import pytest
 
 from cribcam.cli.main import main
-from cribcam.datagen.real_photos import LABEL_ADDITIONS, LABEL_FIXES, fixed_label, group_captures, split_captures
+from cribcam.datagen.real_photos import (LABEL_ADDITIONS, LABEL_FIXES, THINNEST_BOX, fixed_label, group_captures,
+                                         split_captures)
 from cribcam.datagen.yolo import read_labels
 from cribcam.vision.evaluate import load_labels
 
@@ -66,8 +67,11 @@ def test_conversion_keeps_every_box_and_the_attribution(shared_dir, tmp_path, re
     for (_, got), (_, want) in zip(boxes, expected, strict=True):
         assert got == pytest.approx(want, abs=0.01)
     assert sum(1 for _ in (out / "labels").rglob("*.txt")) == len(labels)
+    slivers = [(n, c) for n, e in labels.items() for c in e["cards"]
+               if min(c["box"][2] - c["box"][0], c["box"][3] - c["box"][1]) < THINNEST_BOX]
+    assert [(n, c["card"]) for n, c in slivers] == [("CardCounterML__IMG_20220921_200957_jpg.jpg", "9D")]
     assert sum(len(read_labels(p, 640, 640)) for p in (out / "labels").rglob("*.txt")) == \
-        sum(len(e["cards"]) for e in labels.values()) + sum(map(len, LABEL_ADDITIONS.values()))
+        sum(len(e["cards"]) for e in labels.values()) + sum(map(len, LABEL_ADDITIONS.values())) - len(slivers)
     val = load_labels(out / "labels-val.json")
     assert sorted(val) == sorted(n for n, p in parts.items() if p == "val")
     name = next(iter(val))
@@ -90,4 +94,7 @@ def test_a_fix_by_box_mends_only_that_box():
     assert fixed_label(name, "4S", [252.9, 238.2, 269.1, 301.8]) == "3S"
     assert fixed_label(name, "4S", [220.4, 148.0, 240.0, 196.0]) == "4S"  # the 4S itself
     assert fixed_label(name, "JS", [248.0, 120.0, 276.0, 162.0]) == "JS"
+    name = "CardCounterML__WIN_20240627_17_01_00_Pro_jpg.jpg"  # a spade "A" beside the 2S, both labelled 2S
+    assert fixed_label(name, "2S", [398.8, 358.5, 413.2, 413.5]) == "AS"
+    assert fixed_label(name, "2S", [412.8, 364.5, 429.3, 426.5]) == "2S"
     assert fixed_label("CardCounterML__IMG_7785_JPG.jpg", "4S", [574.9, 140.1, 623.1, 227.9]) == "AS"
