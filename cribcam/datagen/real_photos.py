@@ -76,12 +76,22 @@ LABEL_FIXES: dict[str, dict] = {
     "CardCounterML__WIN_20240627_17_02_34_Pro_jpg.jpg": {("TH", (143, 507)): "5H"},
 }
 
-# Cards a shared photo shows plainly, both corners, that its labels leave out: photo -> [(card,
-# box)]. A card left out teaches the finder its indices are background and counts a right
-# reading as a false card. The boxes are the reader's, checked by eye (2026-11-26).
+# Cards a shared photo shows plainly that its labels leave out: photo -> [(card, box)]. A card
+# left out teaches the finder its indices are background and counts a right reading as a false
+# card. The boxes are the reader's, checked by eye (2026-11-26). As the set labels other cards
+# that a photo's edge cuts off (IMG_7748's KC), a card with one index whole in view counts.
 LABEL_ADDITIONS: dict[str, list[tuple[str, tuple[float, float, float, float]]]] = {
     "CardCounterML__IMG_7838_JPG.jpg": [("KS", (298.2, 499.8, 323.8, 523.4)), ("KS", (407.4, 510.7, 426.9, 530.9)),
                                         ("8D", (412.0, 466.8, 433.2, 486.8)), ("8D", (298.5, 459.7, 324.1, 484.5))],
+    # Cards at a photo's edge beside the card photographed, their index whole: a "K" and club, a
+    # "3" and spade (both in validation), a "J" and heart, an "A" and spade, a "6" and heart, a
+    # "2" and spade (in training).
+    "CardCounterML__IMG_20220921_195926_jpg.jpg": [("KC", (562.6, 60.6, 614.2, 126.9))],
+    "CardCounterML__IMG_20220921_200304_jpg.jpg": [("3S", (501.0, 3.0, 571.4, 37.1))],
+    "CardCounterML__IMG_20220921_195423_jpg.jpg": [("JH", (312.1, 3.0, 366.5, 72.4))],
+    "CardCounterML__IMG_20220921_195322_jpg.jpg": [("AS", (496.9, 524.0, 602.0, 639.2))],
+    "CardCounterML__IMG_20220921_195411_jpg.jpg": [("6H", (598.9, 85.0, 640.0, 157.8))],
+    "CardCounterML__IMG_20220921_195408_jpg.jpg": [("2S", (597.0, 37.8, 640.0, 114.2))],
 }
 
 # A labelled box narrower than this many pixels is a slip of the labeller's hand: IMG_20220921_200957
