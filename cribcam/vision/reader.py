@@ -341,9 +341,6 @@ def _count_problems(cards: list[SeenCard], expected: int | None, starter: str | 
         named = " and the ".join(seen.card for seen in guesses)
         problems.append(f"{GUESSED}: the {named}? Name {'it' if len(guesses) == 1 else 'them'} "
                         f"to count {'it' if len(guesses) == 1 else 'them'}")
-    elif expected is not None and len(cards) > expected:
-        problems.append(f"{counted(len(cards), 'card')} read but {expected} expected: "
-                        f"take away the extra cards or fix the misread ones")
     if with_starter and starter is None and len(cards) >= 3:
         problems.append(f"{STARTER_UNKNOWN}: set it a little apart, or name it")
     return problems

@@ -117,6 +117,31 @@ def test_with_the_count_known_no_more_cards_are_read_than_expected():
     assert sorted(codes(found, expected=5)) == ["5C", "6C", "7C", "8C", "KH"]
 
 
+def test_a_card_read_surely_beyond_the_count_is_said_and_keeps_its_corners():
+    # Six cards in view, five expected: the least sure goes, and the player is told which.
+    hand = [*card(100, 100, "5C"), *card(400, 100, "6C"), *card(700, 100, "7C"), *card(1000, 100, "8C"),
+            *card(1300, 100, "KH", 0.95), *card(1600, 100, "6S", 0.8)]
+    cards, problems = cards_from_corners(detections(*hand), expected=5)
+    assert [c.card for c in cards] == ["5C", "6C", "7C", "8C", "KH"]
+    assert [len(c.boxes) for c in cards] == [2, 2, 2, 2, 2]
+    assert problems == ["more cards in view than the 5 expected: the 6S was left out; "
+                        "take away the extra cards or fix the misread ones"]
+    # A spread: past three cards they are counted, not named.
+    spread = [box for i, code in enumerate(["2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D"])
+              for box in card(100 + 300 * i, 100, code, 0.9 - 0.01 * i)]
+    _, problems = cards_from_corners(detections(*spread), expected=4)
+    assert problems == ["more cards in view than the 4 expected: 4 were left out; "
+                        "photograph only the cards to count, or fix the misread ones"]
+
+
+def test_pips_and_unsure_readings_beyond_the_count_are_not_said():
+    pip = (175, 210, {"4H": 0.9})  # on the 9H's face, between its corners
+    unsure = (2000, 900, {"2S": 0.6})
+    hand = [*card(100, 100, "9H"), *card(400, 100, "6C"), *card(700, 100, "7C"), pip, unsure]
+    cards, problems = cards_from_corners(detections(*hand), expected=3)
+    assert sorted(c.card for c in cards) == ["6C", "7C", "9H"] and problems == []
+
+
 def test_a_phantom_that_can_be_another_corner_gives_its_corner_to_that_card():
     hand = [*card(100, 100, "5C"), *card(400, 100, "6C"), *card(700, 100, "7C"), (850, 100, {"9D": 0.6})]
     cards, _ = cards_from_corners(detections(*hand), expected=3)
