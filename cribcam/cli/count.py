@@ -6,7 +6,7 @@ import argparse
 import json
 
 from cribcam.scoring import rules, score_hand
-from cribcam.scoring.muggins import claim_problem
+from cribcam.scoring.muggins import claim_problem, typed_claim
 from cribcam.scoring.report import count_report
 
 
@@ -28,7 +28,7 @@ def add_count_options(parser, starter_required: bool) -> None:
     parser.add_argument("--crib", action="store_true", help="count as the crib")
     parser.add_argument("--variant", choices=list(rules.VARIANTS), default=rules.DEFAULT_VARIANT,
                         help="six-card (the usual game) or five-card cribbage")
-    parser.add_argument("--claim", type=int, metavar="N", action=_Claim,
+    parser.add_argument("--claim", type=typed_claim, metavar="N", action=_Claim,
                         help="the total the player claimed (0 to 1000; 19, said for a hand of "
                              "nothing, means 0): judged correct, muggins or over-claimed")
 

@@ -9,6 +9,9 @@ from pathlib import Path
 from cribcam.cli.main import UsageError
 from cribcam.datagen.shared import default_real_photos
 
+# Where default_real_photos() looks, for help texts: the path it finds is only this checkout's.
+REAL_PHOTOS_SAID = "$CRIBCAM_SHARED/real-photos, else real-photos in shared/ beside the checkout"
+
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -50,7 +53,7 @@ def add_parser(subparsers) -> None:
                     "val split by capture (never by frame) and their CC BY 4.0 attribution.")
     real.add_argument("--out", type=Path, required=True, help="output folder")
     real.add_argument("--src", type=Path, default=None,
-                      help=f"folder with labels.json and images/ (default {default_real_photos()})")
+                      help=f"folder with labels.json and images/ (default {REAL_PHOTOS_SAID})")
     real.add_argument("--val-fraction", type=float, default=0.25, help="share put in val (default 0.25)")
     real.add_argument("--force", action="store_true", help="replace a data set already in --out")
     real.set_defaults(handler=run_real)

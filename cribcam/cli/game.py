@@ -21,15 +21,15 @@ import sys
 from pathlib import Path
 
 from cribcam.cli.main import UsageError
-
-ENTRY_TYPES = ("deal", "play", "peg", "show", "irregularity")
+from cribcam.game.entries import ENTRY_TYPES
 
 
 def add_db_option(parser) -> None:
     """``--db URL``: where games are kept (``cribcam game`` and ``cribcam serve``)."""
     parser.add_argument("--db", metavar="URL",
                         help="the games' database: sqlite:///PATH or postgresql://USER@HOST/NAME "
-                             "(default: $CRIBCAM_DB, else ~/.local/share/cribcam/games.sqlite3)")
+                             "(default: $CRIBCAM_DB, else $XDG_DATA_HOME/cribcam/games.sqlite3, "
+                             "by default in ~/.local/share/cribcam/)")
 
 
 def add_parser(subparsers) -> None:
@@ -83,9 +83,9 @@ def add_parser(subparsers) -> None:
 
     listing = commands.add_parser("list", parents=[database],
                                   help="the games kept, the last changed first")
-    listing.add_argument("--page", type=_positive, default=1, metavar="N",
+    listing.add_argument("--page", type=_page, default=1, metavar="N",
                          help="which page of the list (default 1)")
-    listing.add_argument("--per-page", type=_positive, metavar="N",
+    listing.add_argument("--per-page", type=_games_a_page, metavar="N",
                          help="games a page (default 20, at most 100)")
     listing.add_argument("--json", action="store_true", help="print the page as JSON")
     listing.set_defaults(handler=run_list)
@@ -146,13 +146,10 @@ def run_next(args) -> int:
 
 
 def run_list(args) -> int:
-    from cribcam.game.store import MAX_PER_PAGE, PER_PAGE
+    from cribcam.game.store import PER_PAGE
 
-    per_page = args.per_page or PER_PAGE
-    if per_page > MAX_PER_PAGE:
-        raise UsageError(f"--per-page {per_page}: at most {MAX_PER_PAGE} games a page")
     store = _store(args)
-    listing = store.page(args.page, per_page)
+    listing = store.page(args.page, args.per_page or PER_PAGE)
     if args.json:
         print(json.dumps(listing, ensure_ascii=False))
     else:
@@ -184,9 +181,18 @@ def format_list(listing: dict) -> str:
     return "\n".join(lines)
 
 
-def _positive(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1")
+def _page(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"the pages are numbered 1, 2, 3...: there is no page "
+                                         f"{text}")
+    return int(text)
+
+
+def _games_a_page(text: str) -> int:
+    from cribcam.game.store import MAX_PER_PAGE
+
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_PER_PAGE:
+        raise argparse.ArgumentTypeError(f"a page lists 1 to {MAX_PER_PAGE} games, not {text}")
     return int(text)
 
 

@@ -11,7 +11,11 @@ import dataclasses
 import typing
 from pathlib import Path
 
+from cribcam.cli.data import REAL_PHOTOS_SAID
 from cribcam.cli.main import UsageError
+
+# Defaults said as they are found, not as the absolute paths they are in this checkout.
+_DEFAULTS_SAID = {"real": REAL_PHOTOS_SAID, "models": "models/ in the checkout: the bundled models"}
 
 
 def add_parser(subparsers) -> None:
@@ -31,7 +35,8 @@ def add_parser(subparsers) -> None:
         convert = Path if Path in typing.get_args(kind) or kind is Path else kind
         parser.add_argument(f"--{field.name.replace('_', '-')}", type=convert, default=field.default,
                             metavar=field.name.split("_")[-1].upper(),
-                            help=f"{described.get(field.name, '')} (default {field.default})")
+                            help=f"{described.get(field.name, '')} (default "
+                                 f"{_DEFAULTS_SAID.get(field.name, field.default)})")
     parser.add_argument("--no-real", action="store_true", help="train on synthetic scenes only")
     parser.set_defaults(handler=run)
 

@@ -14,9 +14,12 @@ from dataclasses import dataclass
 from cribcam.game.setup import GameError
 from cribcam.scoring import Card, Play, parse_card, parse_cards
 from cribcam.scoring.cards import JACK
+from cribcam.scoring.muggins import claim_problem
 
 MAX_PEG = 15  # the most one card can peg in the play: 12 for four of a kind, 2 for 15, 1 last
 SOURCES = ("typed", "photo", "camera")
+ENTRY_TYPES = ("deal", "play", "peg", "show", "irregularity")
+_TYPES_SAID = ", ".join(ENTRY_TYPES[:-1]) + f" or {ENTRY_TYPES[-1]}"  # "deal, ... or irregularity"
 IRREGULARITIES = {"hand": "the wrong number of cards in a hand",
                   "crib": "the wrong number of cards in the crib",
                   "peg": "pegged more than announced"}
@@ -143,8 +146,7 @@ def parse_entry(data) -> Entry:
         CardError: a card that is no card.
     """
     if not isinstance(data, dict):
-        raise EntryError('an entry is a JSON object with a "type": deal, play, peg, show or '
-                         'irregularity')
+        raise EntryError(f'an entry is a JSON object with a "type": {_TYPES_SAID}')
     kind = data.get("type")
     if kind == "deal":
         starter = data.get("starter")
@@ -158,21 +160,23 @@ def parse_entry(data) -> Entry:
             raise EntryError('"turns" must be a list of turns like ["A:K", "B:6", "A:go"]')
         return PlayTurns(tuple(Play.parse(token) for token in turns))
     if kind == "peg":
-        return Peg(_text(data.get("player"), "player"), _number(data.get("points"), "points"))
+        return Peg(_text(data.get("player"), "player"), _points(data.get("points")))
     if kind == "show":
         cards = data.get("cards") or ()
         if not isinstance(cards, (list, tuple, str)):
             raise EntryError('"cards" must be a list of cards like ["5H", "10D", "QS", "K♦"]')
         claim = data.get("claim")
         return Show(tuple(parse_cards(cards)),
-                    None if claim in (None, "") else _number(claim, "claim"),
+                    None if claim in (None, "") else _claim(claim),
                     _optional_text(data.get("player"), "player"),
                     None if data.get("crib") is None else _flag(data.get("crib"), "crib"),
                     data.get("source") or "typed")
     if kind == "irregularity":
         return Irregularity(_text(data.get("player"), "player"), _text(data.get("kind"), "kind"),
                             _optional_text(data.get("by"), "by"))
-    raise EntryError(f'unknown entry type {kind!r}: one of deal, play, peg, show, irregularity')
+    if kind in (None, ""):
+        raise EntryError(f"say what kind of entry: {_TYPES_SAID}")
+    raise EntryError(f"{kind!r} is no kind of entry: {_TYPES_SAID}")
 
 
 def _token(play: Play) -> str:
@@ -180,17 +184,35 @@ def _token(play: Play) -> str:
     return f"{play.player}:{card}" + (f"={play.claim}" if play.claim is not None else "")
 
 
-def _number(value, name: str) -> int:
-    """A whole number of points, 0 or more, given as a number or as digits."""
+def _whole_number(value):
+    """``value`` as an int when it is a whole number, given as a number or as digits; else
+    ``value`` itself, for the caller to refuse."""
     if isinstance(value, str) and re.fullmatch(r"\s*-?[0-9]{1,6}\s*", value):
-        value = int(value)
+        return int(value)
     if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise EntryError(f'"{name}" must be a whole number of points, not {value!r}')
-    if value < 0:
-        raise EntryError(f'"{name}" is {value}: points are never negative')
+        return int(value)
     return value
+
+
+def _points(value) -> int:
+    """The points of a peg (``Peg`` checks how many one card can peg)."""
+    if value in (None, ""):
+        raise EntryError("say how many points were pegged, e.g. 2")
+    points = _whole_number(value)
+    if isinstance(points, bool) or not isinstance(points, int):
+        raise EntryError(f"points are a whole number, e.g. 2, not {value}")
+    if points < 0:
+        raise EntryError(f"points are never negative: {points}")
+    return points
+
+
+def _claim(value) -> int:
+    """A show's claim, by the one rule for claims (``claim_problem``), as `cribcam count`."""
+    claim = _whole_number(value)
+    problem = claim_problem(claim)
+    if problem:
+        raise EntryError(f"a claim {problem}, not {value}")
+    return claim
 
 
 def _text(value, name: str) -> str:
@@ -211,5 +233,5 @@ def _flag(value, name: str) -> bool:
     return value
 
 
-__all__ = ["Deal", "Entry", "EntryError", "IRREGULARITIES", "Irregularity", "Peg", "PlayTurns",
-           "Show", "parse_entry"]
+__all__ = ["Deal", "ENTRY_TYPES", "Entry", "EntryError", "IRREGULARITIES", "Irregularity", "Peg",
+           "PlayTurns", "Show", "parse_entry"]

@@ -13,6 +13,7 @@ Choices where the rules leave it open (documented here once):
   muggins the true count is pegged whatever was claimed. An over-claim is always corrected
   to the true count.
 - A show from a claimed number alone is pegged as claimed: there is nothing to check it by.
+  A claim of 19 is "nineteen", how a show of nothing is said: it pegs nothing.
 - The play is entered whole, as ``cribcam peg`` takes it: every card of the deal (only the
   first series in five-card cribbage, where the play stops at the first go or 31), unless
   the game ends during it. A claim on a turn includes the go that the turn earns, as in
@@ -31,7 +32,8 @@ from cribcam.game.entries import (IRREGULARITIES, Deal, Entry, Irregularity, Peg
 from cribcam.game.result import Result, game_result
 from cribcam.game.setup import CRIB_SIZE, GameError, Setup
 from cribcam.scoring import Card, judge_claim, judge_show, rules, score_hand, score_play
-from cribcam.scoring.muggins import IMPOSSIBLE_TOTALS, MAX_TOTAL
+from cribcam.scoring.muggins import IMPOSSIBLE_TOTALS, MAX_TOTAL, claimed_show_total
+from cribcam.scoring.spoken import NOTHING
 
 IRREGULARITY_POINTS = 2
 THREE_FOR_LAST = 3
@@ -262,10 +264,12 @@ class Game:
                                else None)
             deal.shown.update({card: what for card in entry.cards})
         else:
-            self._check_claim(entry.claim, what)
-            line = Line(entry.as_dict(), f"{what}: {entry.claim} claimed")
-            if entry.claim:
-                self._credit(line, owner, entry.claim, what)
+            points = claimed_show_total(entry.claim)
+            self._check_claim(points, what)
+            said = f" ({NOTHING})" if points != entry.claim else ""
+            line = Line(entry.as_dict(), f"{what}: {entry.claim} claimed{said}")
+            if points:
+                self._credit(line, owner, points, what)
         return line
 
     def _irregularity(self, entry: Irregularity) -> Line:

@@ -7,6 +7,7 @@ points make up the shortfall, preferring the ones players most often miss.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from itertools import product
 from typing import Sequence
@@ -38,6 +39,13 @@ def claim_problem(claimed) -> str | None:
     if isinstance(claimed, bool) or not isinstance(claimed, int) or not 0 <= claimed <= MAX_CLAIM:
         return f"must be a whole number of points from 0 to {MAX_CLAIM}"
     return None
+
+
+def typed_claim(text: str) -> int | str:
+    """The number typed as a claim ("12", "-3"), or ``text`` itself when it is no number, for
+    ``claim_problem`` to refuse in the same words either way."""
+    # Past nine digits no claim is possible, and int() of thousands of digits would itself fail.
+    return int(text) if re.fullmatch(r"-?[0-9]{1,9}", text.strip()) else text
 
 
 @dataclass(frozen=True)
@@ -117,6 +125,12 @@ def judge_show(claimed: int, score) -> Verdict:
     return judge_claim(claimed, score.total, score.items, what=what, impossible=impossible)
 
 
+def claimed_show_total(claimed: int) -> int:
+    """The total a show's claim stands for when there are no cards to judge it by: itself,
+    except "nineteen" (19, which no show scores), which is how a show of nothing is said."""
+    return 0 if claimed == NOTHING_SAID else claimed
+
+
 def overlooked_items(items: Sequence, points: int) -> list:
     """The fewest items that add up to ``points``, the most easily overlooked first.
 
@@ -148,5 +162,5 @@ def _describe(item) -> str:
     return f"{name} {cards} for {item.points}" if cards else f"{name} for {item.points}"
 
 
-__all__ = ["MAX_CLAIM", "Verdict", "claim_problem", "judge_claim", "judge_show", "overlooked_items",
-           "rules"]
+__all__ = ["MAX_CLAIM", "Verdict", "claim_problem", "claimed_show_total", "judge_claim",
+           "judge_show", "overlooked_items", "rules", "typed_claim"]

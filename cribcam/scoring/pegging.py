@@ -29,10 +29,11 @@ from typing import Iterable
 
 from cribcam.scoring import rules
 from cribcam.scoring.cards import RANKS, SUITS, CardError, Card
-from cribcam.scoring.muggins import Verdict, judge_claim
+from cribcam.scoring.muggins import Verdict, claim_problem, judge_claim, typed_claim
 from cribcam.scoring.show import Item
 
-_TOKEN = re.compile(r"^(?P<player>[^\s:=]+):(?P<card>[^\s:=]+)(?:=(?P<claim>\d+))?$")
+# Whatever follows "=" is the claim, to be judged by the one rule for claims (claim_problem).
+_TOKEN = re.compile(r"^(?P<player>[^\s:=]+):(?P<card>[^\s:=]+)(?:=(?P<claim>[^\s:=]+))?$")
 _WORDS = {2: "two", 4: "four", 6: "six", 8: "eight", 12: "twelve", 14: "fourteen"}
 
 
@@ -86,11 +87,20 @@ class Play:
             raise CardError(f"{token!r} is not a turn: write PLAYER:CARD (A:5H, B:K), "
                             f"PLAYER:go, or add a claim as A:5H=2")
         card = None if match["card"].lower() == "go" else Played.parse(match["card"])
-        claim = int(match["claim"]) if match["claim"] is not None else None
+        claim = _claim(match["claim"], token) if match["claim"] is not None else None
         if card is None and claim:
             raise CardError(f"{token!r}: a go scores nothing itself; claim the go point on the "
                             f"last card of the series")
         return cls(match["player"], card, claim)
+
+
+def _claim(text: str, token: str) -> int:
+    """The claim written after "=" in ``token``; ``CardError`` unless it can be judged."""
+    claim = typed_claim(text)
+    problem = claim_problem(claim)
+    if problem:
+        raise CardError(f"{token!r}: a claim {problem}, not {text}")
+    return claim
 
 
 @dataclass

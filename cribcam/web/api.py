@@ -15,7 +15,7 @@ from flask import Blueprint, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from cribcam.scoring import CardError, parse_card, rules, score_hand
-from cribcam.scoring.muggins import MAX_CLAIM, claim_problem  # the claims `cribcam count` takes too
+from cribcam.scoring.muggins import claim_problem, typed_claim  # as `cribcam count` takes them
 from cribcam.scoring.report import count_report
 from cribcam.vision.images import PAGE_SIDE, ImageError, data_url, decode_image
 from cribcam.web.reader_slot import ModelUnavailable
@@ -105,7 +105,8 @@ def read():
     annotate = flag_field(form.get("annotate"), "annotate")
     deal = flag_field(form.get("deal"), "deal")
     variant = variant_field(form.get("variant") or None)
-    claim = _claim(_form_int(form.get("claim"), "claim"))
+    claim_text = (form.get("claim") or "").strip()
+    claim = _claim(typed_claim(claim_text) if claim_text else None)
 
     image = uploaded_image(upload)
     slot = reader_slot(current_app)
@@ -209,15 +210,6 @@ def _claim(value) -> int | None:
     if problem:
         raise BadRequest(f'"claim" {problem}')
     return value
-
-
-def _form_int(value: str | None, name: str) -> int | None:
-    if value is None or not value.strip():
-        return None
-    text = value.strip()
-    if not text.isascii() or not text.isdigit() or len(text) > 6:
-        raise BadRequest(f'"{name}" must be a whole number of points from 0 to {MAX_CLAIM}')
-    return int(text)
 
 
 def flag_field(value: str | None, name: str) -> bool:

@@ -43,8 +43,14 @@ def test_count_json_without_claim_has_no_verdict():
     (["count", "5H", "5C", "5S", "JD", "5D", "--starter", "2D"], "6 cards given (the starter and 5 others)"),
     (["count", "5H", "5C", "5S", "5H", "--starter", "2D"], "5H appears twice"),
     (["count", "5H", "5C", "5S", "JD"], "required: --starter"),
-    (["count", "5H", "5C", "5S", "JD", "--starter", "2D", "--claim", "lots"], "invalid int value"),
+    (["count", "5H", "5C", "5S", "JD", "--starter", "2D", "--claim", "lots"],
+     "argument --claim: must be a whole number of points from 0 to 1000, not lots"),
     (["peg", "A:K", "B:Q", "C:zz"], "'zz' is not a card"),
+    (["peg", "A:5=99999999999999999999"], "'A:5=99999999999999999999': a claim must be a whole "
+                                          "number of points from 0 to 1000, not "
+                                          "99999999999999999999"),
+    (["peg", "A:5=-3"], "'A:5=-3': a claim must be a whole number of points from 0 to 1000, "
+                        "not -3"),
     (["frobnicate"], "invalid choice"),
     ([], "required: COMMAND"),
 ])

@@ -20,7 +20,7 @@ def cribcam(*args: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("args, message", [
     (["count", "ZZ", "5C", "5S", "JD", "--starter", "5D"], "'ZZ' is not a card"),
     (["count", "5H", "5C", "5S", "JD", "--starter", "5D", "--claim", "lots"],
-     "argument --claim: invalid int value: 'lots'"),
+     "argument --claim: must be a whole number of points from 0 to 1000, not lots"),
     (["count", "5H", "5C", "5S", "JD"], "required: --starter"),
     (["peg", "A:K", "B:zz"], "'zz' is not a card"),
     (["read", "no-such-photo.jpg"], "no such file: no-such-photo.jpg"),

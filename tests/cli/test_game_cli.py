@@ -56,8 +56,11 @@ def test_a_deal_from_the_command_line(capsys, db):
 
 @pytest.mark.parametrize("args, message", [
     (["show", "AC", "2D", "3H", "5D"], "5D was played by Ann; it cannot be in Bob's hand"),
-    (["show", "--claim=-1"], '"claim" is -1: points are never negative'),
-    (["show", "--claim", "x"], "\"claim\" must be a whole number of points, not 'x'"),
+    (["show", "--claim=-1"], "a claim must be a whole number of points from 0 to 1000, not -1"),
+    (["show", "--claim", "x"], "a claim must be a whole number of points from 0 to 1000, not x"),
+    (["show", "--claim", "5000"], "a claim must be a whole number of points from 0 to 1000, "
+                                  "not 5000"),
+    (["peg", "Ann", "-3"], "points are never negative: -3"),
     (["play", "Bob:KS", "Ann:KS"], "the play of this deal is already entered"),
     (["peg", "Ann"], "peg takes a player and points"),
 ])
@@ -123,9 +126,11 @@ def test_the_games_kept_are_listed(capsys, db):
     assert listing["games"][0]["sides"] == [{"name": "Cy", "score": 0}, {"name": "Di", "score": 0},
                                             {"name": "Ed", "score": 0}]
     status, _, err = run(capsys, "game", "list", "--page", "0", "--db", db)
-    assert status == 2 and "'0' is not a whole number from 1" in err
+    assert (status, err) == (2, "cribcam game list: error: argument --page: the pages are "
+                                "numbered 1, 2, 3...: there is no page 0\n")
     status, _, err = run(capsys, "game", "list", "--per-page", "500", "--db", db)
-    assert status == 2 and "at most 100 games a page" in err
+    assert (status, err) == (2, "cribcam game list: error: argument --per-page: a page lists 1 "
+                                "to 100 games, not 500\n")
 
 
 def test_the_order_of_play_is_kept_in_a_game_and_by_cribcam_peg(capsys, db):
@@ -171,3 +176,14 @@ def test_the_readmes_example_keeps_the_id_in_a_shell_variable(tmp_path):
     assert result.returncode == 0, result.stderr
     state = json.loads((tmp_path / "state.json").read_text())
     assert state["setup"]["players"] == ["Ann", "Bob"] and len(state["log"]) == 1
+
+
+@pytest.mark.parametrize("command", [["game", "new"], ["game", "list"], ["serve"]])
+def test_the_database_help_says_where_the_games_are_kept(capsys, monkeypatch, command):
+    """The folder as the program finds it, not a home folder XDG_DATA_HOME may replace."""
+    monkeypatch.setenv("XDG_DATA_HOME", "/srv/data")
+    with pytest.raises(SystemExit):
+        main([*command, "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert ("(default: $CRIBCAM_DB, else $XDG_DATA_HOME/cribcam/games.sqlite3, by default in "
+            "~/.local/share/cribcam/)") in said

@@ -253,18 +253,32 @@ BAD_ENTRIES = [
     (play("B:KS A:5H B:go"), CardError, "B cannot say go on 15"),
     (play("B:KS A:5H"), GameError, "the play must hold every card: A, B played 1, 1 of 4"),
     (play("B:KS Z:5H"), GameError, "'Z' is not a player of this game"),
-    (play("B:KS=x"), CardError, "is not a turn"),
+    (play("B:KS=x"), CardError, "'B:KS=x': a claim must be a whole number of points from 0 to "
+                                "1000, not x"),
+    (play("B:KS=-3"), CardError, "'B:KS=-3': a claim must be a whole number of points from 0 "
+                                 "to 1000, not -3"),
     (show("5H 5C 5D JS", player="A"), GameError, "it is B's turn to show his hand, not A's"),
-    (show(claim=-2), GameError, '"claim" is -2: points are never negative'),
-    (show(claim="twelve"), GameError, "\"claim\" must be a whole number of points, not 'twelve'"),
-    (show(claim=19), GameError, "no hand or crib scores 19"),
+    (show(claim=-2), GameError, "a claim must be a whole number of points from 0 to 1000, "
+                                "not -2"),
+    (show(claim="twelve"), GameError, "a claim must be a whole number of points from 0 to 1000, "
+                                      "not twelve"),
+    (show(claim=5000), GameError, "a claim must be a whole number of points from 0 to 1000, "
+                                  "not 5000"),
+    (show("AC 2D 3H KS", claim=5000), GameError, "a claim must be a whole number of points "
+                                                 "from 0 to 1000, not 5000"),
+    (show(claim=27), GameError, "no hand or crib scores 27"),
+    (peg("B", -3), GameError, "points are never negative: -3"),
+    (peg("B", ""), GameError, "say how many points were pegged, e.g. 2"),
+    (peg("B", "two"), GameError, "points are a whole number, e.g. 2, not two"),
     (show("AC 2D 3H"), GameError, "B's hand has 3 cards, not 4: if it truly does, enter the "
                                   "irregularity"),
     (show("AC 2D 3H 5S"), GameError, "5S is the starter"),
     (peg("B", 0), GameError, "one card pegs 1 to 15"),
     (deal("6S"), GameError, "deal 1 is not finished"),
     (irregularity("A", "hand", by="A"), GameError, "A is on A's side"),
-    ({"type": "shuffle"}, GameError, "unknown entry type 'shuffle'"),
+    ({"type": "shuffle"}, GameError, "'shuffle' is no kind of entry: deal, play, peg, show or "
+                                     "irregularity"),
+    ({}, GameError, "say what kind of entry: deal, play, peg, show or irregularity"),
 ]
 
 
@@ -296,6 +310,15 @@ def test_a_card_is_in_one_hand_only():
     with pytest.raises(GameError, match="KS is in B's hand; it cannot also be in A's hand"):
         game.apply(show("5H 5C 5D KS"))
     assert game.scores == [0, 7]
+
+
+def test_a_claim_of_nineteen_alone_is_a_show_of_nothing():
+    """Players say "nineteen" for a show of nothing (no show scores 19), as `cribcam count`."""
+    game = replay(Setup(("A", "B")), [deal()])
+    game.apply(show(claim=19))
+    assert game.scores == [0, 0]
+    assert game.log[-1].text == "B's hand: 19 claimed (nineteen: nothing to count, 0)"
+    assert game.expecting() == {"step": "show", "player": "A", "crib": False}
 
 
 def test_hands_without_a_typed_starter_are_counted_from_claims():

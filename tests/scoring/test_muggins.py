@@ -73,3 +73,17 @@ def test_a_claim_is_judged_from_0_to_max_claim():
         assert claim_problem(good) is None
     for bad in (-1, -3, MAX_CLAIM + 1, 10**23, True, 12.0, "12", None):
         assert claim_problem(bad) == "must be a whole number of points from 0 to 1000"
+
+
+def test_a_typed_claim_is_its_number_or_the_text_to_refuse():
+    from cribcam.scoring.muggins import typed_claim
+
+    assert [typed_claim(text) for text in ("12", " 0 ", "-3", "1001")] == [12, 0, -3, 1001]
+    for text in ("lots", "", "1.5", "9" * 5000):  # thousands of digits: no int() to fail
+        assert typed_claim(text) == text
+
+
+def test_a_show_claimed_as_nineteen_stands_for_nothing():
+    from cribcam.scoring.muggins import claimed_show_total
+
+    assert [claimed_show_total(claim) for claim in (19, 0, 12, 29)] == [0, 0, 12, 29]

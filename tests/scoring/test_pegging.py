@@ -60,6 +60,10 @@ def test_claims_are_judged():
 @pytest.mark.parametrize("turns, message", [
     ("A:K B:X", "'X' is not a card"),
     ("A K", "is not a turn"),
+    ("A:5=-3", "'A:5=-3': a claim must be a whole number of points from 0 to 1000, not -3"),
+    ("A:5=1001", "'A:5=1001': a claim must be a whole number of points from 0 to 1000, not 1001"),
+    ("A:5=99999999999999999999", "a claim must be a whole number of points from 0 to 1000"),
+    ("A:5=two", "'A:5=two': a claim must be a whole number of points from 0 to 1000, not two"),
     ("A:5H B:5H", "5H is played 2 times"),
     ("A:5 B:5 A:5 B:5 A:5", "5 cards of rank 5"),
 ])

@@ -52,18 +52,24 @@ def test_a_deal_entered_and_undone(client):
     assert state["next"] == {"step": "show", "player": "Bob", "crib": False}
 
 
+CLAIM = "a claim must be a whole number of points from 0 to 1000, not "  # as `cribcam count`
 BAD = [
     ({"type": "play", "turns": ["B:KS", "A:5S"]}, 422, "5S is the starter"),
     ({"type": "play", "turns": ["B:KS", "A:KS"] + PLAY["turns"][2:]}, 422, "KS is played 2 times"),
     ({"type": "play", "turns": ["B:KS", "A:5H"]}, 422, "the play must hold every card"),
-    ({"type": "play", "turns": "B:KS A:5H=three"}, 422, "is not a turn"),
+    ({"type": "play", "turns": "B:KS A:5H=three"}, 422, f"'A:5H=three': {CLAIM}three"),
+    ({"type": "play", "turns": "B:KS A:5H=-3"}, 422, f"'A:5H=-3': {CLAIM}-3"),
     ({"type": "peg", "player": "B", "points": 40}, 400, "one card pegs 1 to 15"),
-    ({"type": "show", "claim": -3}, 400, '"claim" is -3: points are never negative'),
-    ({"type": "show", "claim": "seven"}, 400, '"claim" must be a whole number of points'),
+    ({"type": "peg", "player": "B", "points": -3}, 400, "points are never negative: -3"),
+    ({"type": "peg", "player": "B", "points": ""}, 400, "say how many points were pegged"),
+    ({"type": "show", "claim": -3}, 400, f"{CLAIM}-3"),
+    ({"type": "show", "claim": "seven"}, 400, f"{CLAIM}seven"),
+    ({"type": "show", "cards": ["AC", "2D", "3H", "KS"], "claim": 5000}, 400, f"{CLAIM}5000"),
     ({"type": "show", "claim": 27}, 422, "no hand or crib scores 27"),
     ({"type": "show", "cards": ["AC", "2D", "3H", "ZZ"]}, 422, "'ZZ' is not a card"),
     ({"type": "deal"}, 422, "deal 1 is not finished"),
-    ({"type": "fold"}, 400, "unknown entry type 'fold'"),
+    ({"type": "fold"}, 400, "'fold' is no kind of entry: deal, play, peg, show or irregularity"),
+    ({}, 400, "say what kind of entry: deal, play, peg, show or irregularity"),
     # the order of play, kept by the pegging core: the issue's A plays twice without B's go
     ({"type": "play", "turns": "B:5 A:5 B:5 B:5"}, 422,
      "turn 4 (B:5): it is A's turn, not B's: B plays again only after A says go (A:go)"),
@@ -82,6 +88,17 @@ def test_bad_entries_are_refused_and_the_saved_game_is_unchanged(client, entry, 
     error = add(client, game_id, entry, status)["error"]
     assert message in error
     assert client.get(f"/api/games/{game_id}/export").get_json() == before
+
+
+def test_a_claim_of_nineteen_alone_is_a_show_of_nothing(client):
+    """"Nineteen" is said for a show of nothing, as on the photo page and `cribcam count`."""
+    game_id = new_game(client)
+    add(client, game_id, DEAL)
+    add(client, game_id, PLAY)
+    state = add(client, game_id, {"type": "show", "claim": 19})
+    assert scores(state) == [3, 2]
+    assert state["log"][-1]["text"] == "B's hand: 19 claimed (nineteen: nothing to count, 0)"
+    assert state["next"] == {"step": "show", "player": "A", "crib": False}
 
 
 def test_a_hand_holding_a_card_the_other_player_played(client):
