@@ -68,7 +68,7 @@ LABEL_FIXES: dict[str, dict] = {
     "CardCounterML__WIN_20240627_11_38_29_Pro_jpg.jpg": {("4S", (253, 238)): "3S", ("4S", (358, 374)): "3S"},
     # Spreads of a suit, each card once: a spade "3" and "K" labelled as second 4S and TS, a
     # heart "5" as a second TH.
-    # The third look (2026-11-26, 22:20 UTC) classified every labelled box itself: a spade "A"
+    # The third look (2026-11-26, 21:55 UTC) classified every labelled box itself: a spade "A"
     # labelled as a second 2S was read AS.
     "CardCounterML__WIN_20240627_17_01_00_Pro_jpg.jpg": {("4S", (379, 370)): "3S", ("TS", (180, 398)): "KS",
                                                          ("2S", (399, 358)): "AS"},
