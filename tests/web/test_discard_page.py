@@ -120,3 +120,28 @@ def test_cards_read_from_a_photo_are_advised(open_page):
     expect(page.locator("#photo-status")).to_contain_text("6 cards read")
     expect_options(page, advise(DEAL, dealer=True))
     tab.shot("discard-03-photo-desktop")
+
+
+def test_a_mistake_said_goes_once_a_later_deal_is_advised(open_page):
+    tab = open_page()
+    page = tab.page
+    goto_discard(tab)
+    page.fill("#typed-cards", " ".join(DEAL))
+    page.click("#type-form button[type=submit]")
+    expect_options(page, advise(DEAL, dealer=True))
+    page.click('input[name="variant"][value="five-card"] >> xpath=..')  # six cards: five-card deals 5
+    expect(page.locator("#deal-error")).to_contain_text("five-card cribbage deals 5")
+    page.fill("#typed-cards", " ".join(DEAL[:5]))
+    page.click("#type-form button[type=submit]")
+    expect_options(page, advise(DEAL[:5], dealer=True, variant="five-card"))
+    expect(page.locator("#deal-error")).to_be_hidden()
+
+
+def test_the_new_deal_button_stands_apart_from_the_photo_button(open_page):
+    for viewport in (PHONE, None):
+        tab = open_page(**({"viewport": viewport} if viewport else {}))
+        goto_discard(tab)
+        new_deal = tab.page.locator("#clear-button").bounding_box()
+        photo = tab.page.locator('label[for="photo-input"]').bounding_box()
+        assert photo["y"] - (new_deal["y"] + new_deal["height"]) >= 8, (new_deal, photo)
+        tab.shot(f"discard-04-buttons-{'phone' if viewport else 'desktop'}")

@@ -279,7 +279,8 @@ def test_an_impossible_claim_counting_it_yourself_is_judged_not_refused(open_pag
     expect(page.locator("#verdict")).to_have_attribute("data-verdict", "overclaim")
     expect(page.locator("#verdict")).to_contain_text("Over-claimed by 1")
     claim(page, 1001)  # beyond what the server takes: the page's own message, from the same bound
-    expect(page.locator("#count-error")).to_contain_text("Enter the points claimed as a whole number")
+    expect(page.locator("#count-error")).to_have_text(
+        "“1001” is not a claim: enter the points claimed, a whole number from 0 to 1000, like 12.")
 
 
 def test_a_claim_typed_while_the_hand_is_checked_stays_for_that_hand(open_page):
@@ -584,15 +585,58 @@ def test_messages_go_with_their_cause_the_starter_chosen_a_card_fixed_a_claim_re
     page.click('#starter-choice-buttons button[data-starter="AC"]')
     expect(page.locator("#problems")).to_be_hidden()
     change_card(page, "JS", "JH")  # the unsure card fixed
-    expect(page.locator("#photo-status")).to_have_text("5 cards read. Tap a card below to fix it.")
+    expect(page.locator("#photo-status")).to_have_text(
+        "5 cards read; the cards below are as you changed them, the labels on the photo as read. "
+        "Tap a card below to fix it.")
     expect(page.locator("#unsure-note")).to_be_hidden()
 
     claim(page, 3)
     expect(page.locator("#verdict")).to_be_visible()
     page.fill("#claim", "-3")
     page.click("#claim-form button[type=submit]")
-    expect(page.locator("#count-error")).to_contain_text("Enter the points claimed as a whole number")
+    expect(page.locator("#count-error")).to_contain_text("“-3” is not a claim")
     expect(page.locator("#verdict")).to_be_hidden()  # the verdict on 3 went with the claim
+
+
+def test_a_claim_out_of_range_or_no_number_says_so_and_what_a_claim_is(open_page):
+    # -3 and 5000 are whole numbers: the page once asked for "a whole number, like 12" all the
+    # same; "abc" (a number box took no letters) once said nothing and took the verdict away.
+    page = open_page().page
+    type_cards(page, "5H 5C 5S JD 5D")
+    for typed in ("-3", "5000", "abc", "12.5"):
+        claim(page, 29)
+        expect(page.locator("#verdict")).to_have_attribute("data-verdict", "correct")
+        page.fill("#claim", "")
+        page.locator("#claim").press_sequentially(typed)
+        page.click("#claim-form button[type=submit]")
+        expect(page.locator("#count-error")).to_have_text(
+            f"“{typed}” is not a claim: enter the points claimed, a whole number from 0 to 1000, like 12.")
+        expect(page.locator("#verdict")).to_be_hidden()  # the verdict on 29 went with the claim
+        expect(total(page)).to_have_text("29")  # the count stays
+    claim(page, 28)  # a claim that can be judged: the mistake said before goes
+    expect(page.locator("#verdict")).to_have_attribute("data-verdict", "muggins")
+    expect(page.locator("#count-error")).to_be_hidden()
+
+
+def test_the_photo_status_says_what_was_read_and_that_the_cards_were_changed_since(open_page):
+    # The reader read four cards; the player adds a fifth, makes it the starter and fixes a
+    # card: the line once said "5 cards read".
+    reader = StubReader(cards=["2C", "7H", "QS", "QH"], starter="QH")
+    page = open_page(create_app({"TESTING": True}, reader=reader)).page
+    page.set_input_files("#camera-input", str(DATA / "webcam-5-cards.jpg"))
+    status = page.locator("#photo-status")
+    expect(status).to_have_text("4 cards read. Tap a card below to fix it.")
+    page.click("#hand-chips .chip.empty")
+    pick(page, "5S", starter=True)  # the QH goes back to the hand
+    expect(status).to_have_text("4 cards read; the cards below are as you changed them (5 cards now), "
+                                "the labels on the photo as read. Tap a card below to fix it.")
+    change_card(page, "2C", "3C")
+    expect(total(page)).to_have_text(expected_total(["7H", "3C", "QS", "QH"], "5S"))
+    expect(status).to_contain_text("4 cards read; the cards below are as you changed them (5 cards now)")
+    page.click('.chip[data-card="5S"]')
+    page.click("#picker-remove")
+    change_card(page, "3C", "2C")  # back to what was read: nothing to say of changes
+    expect(status).to_have_text("4 cards read. Tap a card below to fix it.")
 
 
 # --- cards the reader could only guess (issue 31, point 2) --------------------------------------
@@ -622,7 +666,9 @@ def test_a_guess_is_a_question_not_counted_until_the_player_names_it(open_page):
     expect(page.locator(".chip.guess")).to_have_count(0)
     assert hand_chips(page) == ["AS", "QH", "KC", "JS"]
     expect(page.locator("#problems")).to_be_hidden()  # five cards on the chips: nothing is missing now
-    expect(page.locator("#photo-status")).to_have_text("5 cards read. Tap a card below to fix it.")
+    expect(page.locator("#photo-status")).to_have_text(  # the reader read 4: the player named the fifth
+        "4 cards read; the cards below are as you changed them (5 cards now), the labels on the photo as read. "
+        "Tap a card below to fix it.")
 
 
 def test_a_guess_removed_is_gone_and_one_named_otherwise_counts_as_named(open_page):

@@ -202,6 +202,18 @@ def test_the_play_box_speaks_the_games_names_and_takes_initials(open_game):
     expect(page.locator("#log li").last).to_contain_text("The play: Bob:KS Ann:5H Bob:3H")
 
 
+def test_a_reason_in_the_log_reads_without_brackets_in_brackets(open_game):
+    # The game's reasons hold brackets of their own: the log once said "Bob +2 (his heels (a
+    # jack turned up))".
+    tab, app = open_game()
+    game_id = new_game(app.test_client(), {"type": "deal", "starter": "JH"}, players=["Ann", "Bob"],
+                       first_dealer="Bob")
+    page = tab.page
+    page.goto(f"{tab.url}/game/{game_id}")
+    scored = page.locator("#log li .scored").last
+    expect(scored).to_have_text("Bob +2: his heels (a jack turned up)")
+
+
 def test_the_winner_pegs_out_and_nothing_is_scored_after_the_end(open_game):
     tab, app = open_game()
     pegs_ = [{"type": "peg", "player": "Ann", "points": n} for n in (15, 15, 15, 14)]
@@ -218,7 +230,7 @@ def test_the_winner_pegs_out_and_nothing_is_scored_after_the_end(open_game):
     assert scores(page) == ["61", "0"]  # not 74: the rest is listed as not scored
     assert pegs(page, "Ann") == ("59", "61")
     expect(page.locator("#log li").last).to_contain_text(
-        "Not scored, the game was over: Ann 13 (the play: Ann pegs 15, past the game hole)")
+        "Not scored, the game was over. Ann 13: the play: Ann pegs 15, past the game hole")
     expect(page.locator("#irregularity")).to_be_hidden()  # no scoring entry after the end
     for form in ("#deal-form", "#play-form", "#show-form"):
         expect(page.locator(form)).to_be_hidden()

@@ -450,8 +450,8 @@ def test_the_play_is_watched_counted_and_pegged_and_a_go_is_one_button(camera_br
     page.wait_for_timeout(800)
     expect(page.locator("#play-count")).to_have_text("14")
 
-    page.click("#go-button")  # Ann cannot say go on 14: any card fits
-    expect(page.locator("#play-said")).to_contain_text("Ann cannot say go on 14")
+    page.click("#go-button")  # Ann cannot say go on 14: any card fits (said once: "Ann: Ann cannot…" before)
+    expect(page.locator("#play-said")).to_have_text("Ann cannot say go on 14: any card fits under 31, so Ann plays one")
     expect(page.locator("#play-count")).to_have_text("14")
     page.click("#play-stop")
     expect(page.locator("#play-form")).to_be_visible()
@@ -482,3 +482,32 @@ def test_a_play_watched_from_a_game_of_the_board_pegs_into_the_game(camera_brows
     assert state["next"]["step"] == "show" and [s["score"] for s in state["sides"]] == \
         [int(page.locator('#play-totals li[data-player="Ann"]').inner_text().split()[1]),
          int(page.locator('#play-totals li[data-player="Bob"]').inner_text().split()[1])]
+
+
+# Whether an input's placeholder fits inside it, in its own font.
+PLACEHOLDER_FITS = """f => {
+  const style = getComputedStyle(f), text = document.createElement("canvas").getContext("2d");
+  text.font = style.font;
+  return text.measureText(f.placeholder).width <= f.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+}"""
+
+
+def test_the_play_form_fits_a_phone_and_says_when_no_players_are_named(camera_browser, live_tabs):
+    tab = live_tabs.open(camera_browser, create_app({"TESTING": True}, reader=CountingReader([])), viewport=PHONE)
+    page = tab.page
+    page.click("#play-form button[type=submit]")  # no players named: once "…each named once, not "
+    expect(page.locator("#play-error")).to_have_text(
+        "Name the players, in seating order, like Ann Bob (or name a game of the board).")
+    panel = page.locator("#camera-panel").bounding_box()
+    label = page.locator('label[for="play-players"]').bounding_box()
+    assert label["height"] < 40  # on one line, above its field
+    for field in ("#play-players", "#play-dealer", "#play-game"):
+        box = page.locator(field).bounding_box()
+        assert box["x"] + box["width"] <= panel["x"] + panel["width"] - 8, field  # clear of the panel's edge
+        assert page.locator(field).evaluate(PLACEHOLDER_FITS), field  # the placeholder whole
+    page.locator("#play-panel").screenshot(path=str(SHOTS / "live-play-form-phone.png"))
+    page.fill("#play-players", "Ann Bob")
+    page.fill("#play-dealer", "Bob")
+    page.click("#play-form button[type=submit]")
+    expect(page.locator("#play-board")).to_be_visible()
+    expect(page.locator("#play-error")).to_be_hidden()

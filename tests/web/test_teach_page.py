@@ -311,3 +311,65 @@ def test_letters_teaching_is_unsure_of_are_asked_before_it_teaches(browser, teac
     (deck,) = list_decks()
     assert {rank: deck.record["rank_texts"][rank] for rank in "AJQK"} == {"A": "1", "J": "B", "Q": "Q", "K": "R"}
     tab.close()
+
+
+def answer_photos(page, answers: list[dict]) -> list[dict]:
+    """Answers the page's photos in turn with ``answers`` (each: the photo's name, its cards'
+    names and problems), as the server would; returns the form fields each photo was sent with."""
+    import json
+
+    sent = []
+
+    def answer(route):
+        body = route.request.post_data_buffer or b""  # multipart: each field's value after its name
+        fields = {name: body.split(f'name="{name}"\r\n\r\n'.encode())[1].split(b"\r\n")[0].decode()
+                  for name in ("suit", "one_card") if f'name="{name}"'.encode() in body}
+        sent.append(fields)
+        given = answers[len(sent) - 1]
+        cards = [{"boxes": [[10.0 + 40 * k, 10.0, 30.0 + 40 * k, 40.0]], "name": name, "proposal": name,
+                  "confidence": 0.95 if name else 0.0, "to_check": False} for k, name in enumerate(given["names"])]
+        photo = {"id": f"p{len(sent)}", "name": given["name"], "width": 640, "height": 480,
+                 "suit": fields.get("suit") or None, "one_card": fields.get("one_card") == "true",
+                 "cards": cards, "problems": given.get("problems", [])}
+        route.fulfill(status=200, content_type="application/json", body=json.dumps({"session": "s1", "photo": photo}))
+
+    page.route("**/api/teach/photos", answer)
+    return sent
+
+
+def test_counts_on_the_teach_page_say_one_card_not_one_cards(browser, teaching_server):  # noqa: F811
+    _, server = teaching_server
+    tab = Page(browser, server.url, DESKTOP)
+    page = tab.page
+    page.goto(server.url + "/teach")
+    expect(page.locator("body.ready")).to_have_count(1)
+    answer_photos(page, [{"name": "ace.jpg", "names": ["AC"]}])
+    page.check('input[name="naming"][value="one"]')
+    page.set_input_files("#teach-input", [str(DATA / "webcam-5-cards.jpg")])
+    expect(page.locator("#teach-status")).to_have_text("1 photo, 1 card found. Tap a card to fix its name.")
+    tab.close()
+
+
+def test_a_photo_whose_suit_is_not_made_out_leaves_the_next_suit_as_it_was(browser, teaching_server):  # noqa: F811
+    # A photo of four cards of mixed suits taken as the clubs: none named; the next photo once
+    # went on to the diamonds all the same.
+    _, server = teaching_server
+    tab = Page(browser, server.url, PHONE)
+    page = tab.page
+    page.goto(server.url + "/teach")
+    expect(page.locator("body.ready")).to_have_count(1)
+    clubs = [f"{rank}C" for rank in "A23456789TJQK"]
+    sent = answer_photos(page, [
+        {"name": "hand.jpg", "names": [None] * 4, "problems": ["hand.jpg: 4 of the 13 clubs found"]},
+        {"name": "clubs.jpg", "names": clubs}])
+    page.set_input_files("#teach-input", [str(DATA / "webcam-5-cards.jpg")])
+    expect(page.locator("#teach-status")).to_have_text(
+        "1 photo, 4 cards found. Tap a card to fix its name. The clubs were not made out in hand.jpg: "
+        "photograph them again, or tap each card to name it.")
+    expect(page.locator("#next-suit")).to_have_value("C")
+    tab.shot("teach-05-suit-not-made-out-phone")
+    page.set_input_files("#teach-input", [str(DATA / "webcam-5-cards.jpg")])
+    expect(page.locator("#teach-status")).to_have_text("2 photos, 17 cards found. Tap a card to fix its name.")
+    assert [fields["suit"] for fields in sent] == ["C", "C"]  # the clubs again
+    expect(page.locator("#next-suit")).to_have_value("D")  # made out: the diamonds next
+    tab.close()

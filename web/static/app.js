@@ -13,6 +13,7 @@ const maxSide = 1920; // the reader scales larger photos down to this anyway
 
 let readSeq = 0;
 let localPhotoUrl = null;
+let photoCards = []; // the cards the reader read in the photo shown, as its labels show them
 
 function setPhotoStatus(text, isError) {
   const status = $("photo-status");
@@ -28,6 +29,7 @@ function clearPhoto() {
   $("photo").removeAttribute("src");
   if (localPhotoUrl) URL.revokeObjectURL(localPhotoUrl);
   localPhotoUrl = null;
+  photoCards = [];
 }
 
 // Phone photos are scaled down here before they are sent (faster on a slow connection);
@@ -88,22 +90,30 @@ function showReading(data, claimsTypedAtSend) {
   $("photo-figure").hidden = false;
   $("photo-caption").hidden = !(data.annotated && data.unreadable); // what its "not read" boxes mean
   setPhotoStatus("");
+  photoCards = data.cards.map((c) => c.card);
   adoptReading(data, claimsTypedAtSend); // the cards on screen, from which the status is said
   showPhotoStatus();
 }
 
 // The count of the photo shown, above the photo: on a phone the counting panels lie below
 // it, and the player should not have to scroll past the photo to see the total.
-// "5 cards read, 1 to check" of the cards on screen: fixing, OK-ing or removing a card
-// changes it.
+// The line under the photo says what the reader read in it ("4 cards read"): that stays true
+// whatever the player does to the chips, as the labels drawn on the photo do (they are the
+// reader's, drawn once by the server). Once the chips are not the cards read (a card added,
+// removed or named otherwise; a guess named), it says so: the count is of the chips.
+// "1 to check" and the guesses are of the chips: OK-ing, fixing or naming one changes them.
 function showPhotoStatus() {
   if ($("photo-figure").hidden || $("photo-status").classList.contains("error")) return;
-  const n = state.hand.length + (state.starter ? 1 : 0);
-  const unsure = [...state.hand, state.starter].filter((c) => c && state.unsure.has(c)).length;
+  const onChips = [...state.hand, state.starter].filter(Boolean);
+  const unsure = onChips.filter((c) => state.unsure.has(c)).length;
   const check = unsure ? `, ${unsure} to check` : "";
   const guessed = state.guesses.length ? `, ${state.guesses.length} more guessed, not counted` : "";
+  const changed = onChips.length !== photoCards.length || onChips.some((c) => !photoCards.includes(c));
+  const now = onChips.length === photoCards.length ? "" : ` (${plural(onChips.length, "card")} now)`;
+  const edits = changed ? `; the cards below are as you changed them${now}, the labels on the photo as read` : "";
   const what = state.guesses.length ? "Tap a card below to fix it, or a guess to name it." : "Tap a card below to fix it.";
-  setPhotoStatus(n || guessed ? `${plural(n, "card")} read${check}${guessed}. ${what}` : "No cards read.");
+  setPhotoStatus(photoCards.length || guessed || changed
+    ? `${plural(photoCards.length, "card")} read${check}${guessed}${edits}. ${what}` : "No cards read.");
 }
 
 function showPhotoCount(count) {

@@ -329,11 +329,17 @@ function renderVerdict(data) {
 
 // ---- the claim -----------------------------------------------------------------------------
 
+// The claim typed: none when the box is empty, else a whole number of points from 0 to the
+// server's bound (MAX_CLAIM in cribcam/scoring/muggins.py, given to the page as data-max-claim),
+// or what is wrong with it.
 function readClaim() {
   const text = $("claim").value.trim();
   if (!text) return { claim: null };
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0 || n > Number($("claim").max)) return { error: "Enter the points claimed as a whole number, like 12." };
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  const max = Number($("claim").dataset.maxClaim);
+  if (!(n <= max)) {
+    return { error: `“${text}” is not a claim: enter the points claimed, a whole number from 0 to ${max}, like 12.` };
+  }
   return { claim: n };
 }
 
@@ -525,25 +531,24 @@ function pickerChosen(event) {
 // a second time (the photo page, beside the photo on a phone).
 export function startCounting({ onClear, noModelNote, onNoModel = () => {}, onCount: countShown = () => {} }) {
   onCount = countShown;
-  $("claim-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const { claim, error } = readClaim();
-    if (error) { // the verdict on the claim before goes with it
+  const claimEntered = ({ claim, error }) => {
+    if (error) { // said, and the verdict on the claim before goes with it
       state.claim = null;
       showCount(lastCount && { ...lastCount, verdict: null }, error);
       return;
     }
     state.claim = claim;
     refresh();
+  };
+  $("claim-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    claimEntered(readClaim());
   });
   $("claim").addEventListener("input", () => { claimEdits += 1; });
   $("claim").addEventListener("change", () => {
     if (state.practice) return; // in practice the count waits for Check
-    const { claim, error } = readClaim();
-    if (!error && claim !== state.claim) {
-      state.claim = claim;
-      refresh();
-    }
+    const typed = readClaim();
+    if (typed.error || typed.claim !== state.claim) claimEntered(typed);
   });
   $("practice").addEventListener("change", (event) => {
     state.practice = event.target.checked;

@@ -112,8 +112,8 @@ async function requestAdvice(cards) {
     body: JSON.stringify({ cards, dealer: deal.dealer, variant: deal.variant }),
   });
   if (seq !== adviceSeq) return undefined;
+  showDealError(ok ? "" : data.error); // a mistake said before goes once a deal is advised
   if (!ok) {
-    showDealError(data.error);
     showAdvice(null);
     return null;
   }

@@ -185,11 +185,10 @@ function render(state) {
     undo.textContent = "Undo";
     undo.setAttribute("aria-label", `Undo entry ${i + 1}`);
     li.append(undo);
-    const scored = line.scored.map((c) => `${c.side} +${c.points} (${c.reason})`);
-    if (scored.length) li.append(listDetail(scored.join("; "), "scored"));
+    if (line.scored.length) li.append(listDetail(line.scored.map((c) => credited(c, "+")).join("; "), "scored"));
     for (const note of line.notes) li.append(listDetail(note, "note-line"));
     if (line.unscored.length) {
-      li.append(listDetail(`Not scored, the game was over: ${line.unscored.map((c) => `${c.side} ${c.points} (${c.reason})`).join("; ")}`, "unscored"));
+      li.append(listDetail(`Not scored, the game was over. ${line.unscored.map((c) => credited(c, "")).join("; ")}`, "unscored"));
     }
     return li;
   }));
@@ -203,6 +202,10 @@ function render(state) {
   $("new-panel").hidden = true;
   $("games-panel").hidden = true;
 }
+
+// "Bob +2: his heels (a jack turned up)": the reason after a colon, not in brackets, as the
+// game's reasons hold brackets of their own.
+const credited = (credit, sign) => `${credit.side} ${sign}${credit.points}: ${credit.reason}`;
 
 function listDetail(text, className) {
   const span = document.createElement("span");

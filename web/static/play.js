@@ -94,7 +94,10 @@ function rename(button, card) {
 }
 
 function announce(event) {
-  const words = event.refused ? `${event.player ? event.player + ": " : ""}${event.refused}`
+  // A refusal says whose turn it is and who may not do what ("Ann cannot say go on 0"), so it
+  // goes without the player's name before it; a card refused goes with the card, which it
+  // may not name ("that makes 35: Ann says go").
+  const words = event.refused ? `${event.card ? cardText(event.card) + ": " : ""}${event.refused}`
     : `${event.player}${event.card ? " " + cardText(event.card) : ""}: ${event.said}`;
   $("play-said").textContent = capitalise(words);
   $("play-said").classList.toggle("error", Boolean(event.refused));
@@ -129,6 +132,11 @@ async function fromGame(id) {
   return { players: data.setup.players.join(" "), dealer: data.deal.dealer };
 }
 
+function showPlayError(text) {
+  $("play-error").textContent = text ? capitalise(text) : "";
+  $("play-error").hidden = !text;
+}
+
 async function start(event) {
   event.preventDefault();
   game = $("play-game").value.trim() || null;
@@ -136,22 +144,20 @@ async function start(event) {
   $("play-game-note").hidden = true;
   if (game) {
     const found = await fromGame(game);
-    $("play-error").hidden = !found.error;
-    if (found.error) {
-      $("play-error").textContent = capitalise(found.error);
-      return;
-    }
+    showPlayError(found.error);
+    if (found.error) return;
     $("play-players").value = found.players;
     $("play-dealer").value = found.dealer;
   }
   const players = $("play-players").value.trim();
   const dealer = $("play-dealer").value.trim();
-  const { ok, data } = await postJSON("/api/live/play", { players, dealer, variant: variant(), session: session() });
-  $("play-error").hidden = ok;
-  if (!ok) {
-    $("play-error").textContent = capitalise(data.error);
+  if (!players) {
+    showPlayError("Name the players, in seating order, like Ann Bob (or name a game of the board).");
     return;
   }
+  const { ok, data } = await postJSON("/api/live/play", { players, dealer, variant: variant(), session: session() });
+  showPlayError(ok ? "" : data.error);
+  if (!ok) return;
   setSession(data.session);
   setFrameSide(data.frame_side);
   playing = true;

@@ -37,6 +37,7 @@ const naming = () => document.querySelector('input[name="naming"]:checked').valu
 // ---- photos in ---------------------------------------------------------------------------
 
 async function addPhotos(files) {
+  let suitMissed = null; // {photo, suit}: the last photo whose suit was not made out, its suit's name
   for (const file of files) {
     const suit = naming() === "layout" ? $("next-suit").value : "";
     setStatus(`Finding the cards in ${file.name}…`);
@@ -53,13 +54,21 @@ async function addPhotos(files) {
     }
     session = data.session;
     photos.push({ ...data.photo, url: URL.createObjectURL(file) });
-    if (suit) { // the next photo holds the next suit
-      const next = SUIT_ORDER[(SUIT_ORDER.indexOf(suit) + 1) % SUIT_ORDER.length];
-      $("next-suit").value = next;
+    if (!suit) continue;
+    // The server names a suit's cards only when it makes out the whole layout; a photo with
+    // none named did not show the suit (or not as laid out): the next photo is to hold it still.
+    if (data.photo.cards.some((c) => c.name)) {
+      $("next-suit").value = SUIT_ORDER[(SUIT_ORDER.indexOf(suit) + 1) % SUIT_ORDER.length];
+      suitMissed = null;
+    } else {
+      suitMissed = { photo: data.photo.name, suit: $("next-suit").selectedOptions[0].textContent };
     }
   }
   const found = photos.reduce((n, p) => n + p.cards.length, 0);
-  setStatus(`${plural(photos.length, "photo")}, ${found} cards found. Tap a card to fix its name.`);
+  const missed = suitMissed
+    ? ` The ${suitMissed.suit} were not made out in ${suitMissed.photo}: photograph them again, or tap each card to name it.`
+    : "";
+  setStatus(`${plural(photos.length, "photo")}, ${plural(found, "card")} found. Tap a card to fix its name.${missed}`);
   forgetLetters();
   render();
 }
