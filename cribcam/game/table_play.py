@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from cribcam.scoring import rules
 from cribcam.scoring.cards import Card, CardError
-from cribcam.scoring.pegging import OrderOfPlay, PegEvent, Play, Played
+from cribcam.scoring.pegging import OrderOfPlay, PegEvent, Play, Played, seated
 from cribcam.scoring.show import Item
 
 _NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 12: "twelve"}
@@ -76,8 +76,7 @@ class TablePlay:
     steps: list[Announcement] = field(default_factory=list, init=False)  # each step taken, in order
 
     def __post_init__(self) -> None:
-        if len(self.players) < 2 or len(set(self.players)) != len(self.players):
-            raise ValueError(f"the play needs two players or more, each named once, not {', '.join(self.players)}")
+        self.players = seated(self.players)
         if self.dealer not in self.players:
             raise ValueError(f"the dealer {self.dealer!r} is not one of the players ({', '.join(self.players)})")
         start = (self.players.index(self.dealer) + 1) % len(self.players)

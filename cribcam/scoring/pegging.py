@@ -206,12 +206,22 @@ def score_play(plays: Iterable[Play | str] | str, players: Iterable[str] | None 
     return Pegging(tuple(events))
 
 
+def seated(players: Iterable[str]) -> list[str]:
+    """The players of a play in seating order, checked: two or more, each named once.
+
+    Raises:
+        CardError: fewer than two players, or one named twice.
+    """
+    order = list(players)
+    if len(order) < 2 or len(set(order)) != len(order):
+        raise CardError(f"the play needs two players or more, each named once, not "
+                        f"{', '.join(order) or 'none'}")
+    return order
+
+
 def _seating(plays: list[Play], players: Iterable[str] | None) -> list[str]:
     if players is not None:
-        order = list(players)
-        if len(order) < 2 or len(set(order)) != len(order):
-            raise CardError(f"the play needs two players or more, each named once, not "
-                            f"{', '.join(order) or 'none'}")
+        order = seated(players)
         for play in plays:
             if play.player not in order:
                 raise TurnError(f"{play.player!r} is not one of the players "

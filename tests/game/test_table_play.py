@@ -80,6 +80,8 @@ def test_three_players_play_in_seating_order_from_the_dealers_left():
 def test_the_players_and_dealer_must_make_a_table():
     with pytest.raises(ValueError, match="two players or more"):
         TablePlay(["Ann"], "Ann")
+    with pytest.raises(ValueError, match="each named once, not none$"):  # said, not cut off
+        TablePlay([], "Ann")
     with pytest.raises(ValueError, match="the dealer 'Dan' is not one of the players"):
         TablePlay(["Ann", "Bob"], "Dan")
 

@@ -495,7 +495,7 @@ PLACEHOLDER_FITS = """f => {
 def test_the_play_form_fits_a_phone_and_says_when_no_players_are_named(camera_browser, live_tabs):
     tab = live_tabs.open(camera_browser, create_app({"TESTING": True}, reader=CountingReader([])), viewport=PHONE)
     page = tab.page
-    page.click("#play-form button[type=submit]")  # no players named: once "…each named once, not "
+    page.click("#play-form button[type=submit]")  # no players named: said on the page, before the server is asked
     expect(page.locator("#play-error")).to_have_text(
         "Name the players, in seating order, like Ann Bob (or name a game of the board).")
     panel = page.locator("#camera-panel").bounding_box()
