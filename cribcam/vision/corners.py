@@ -154,9 +154,13 @@ def _drop_unsure_on_faces(cards: list[_Card], found: Detections) -> None:
 
 
 def _face(found: Detections, boxes: list[int]) -> np.ndarray:
-    """The inner part of the rectangle a card's corner boxes span, a tenth of it off each side:
-    its face, where pips and art lie."""
-    corners = found.xyxy[boxes]
+    return face(found.xyxy[boxes])
+
+
+def face(corners: np.ndarray) -> np.ndarray:
+    """The inner part of the rectangle a card's corner boxes (``x1, y1, x2, y2`` rows) span, a
+    tenth of it off each side: its face, where pips and art lie."""
+    corners = np.asarray(corners, np.float32).reshape(-1, 4)
     lo, hi = corners[:, :2].min(axis=0), corners[:, 2:].max(axis=0)
     inset = (hi - lo) * FACE_INSET
     return np.concatenate([lo + inset, hi - inset])

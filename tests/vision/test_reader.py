@@ -129,3 +129,19 @@ def test_cards_at_the_edge_of_a_hand_are_not_said_to_be_cut_off():
     assert [seen.card for seen in cut] == ["5H"] and cards[0].unsure and not cards[1].unsure
     hand = [at_edge, inside, SeenCard("6C", 0.9, ((300, 100, 330, 140),))]
     assert _cut_off(hand, 640, 480) == (hand, [])
+
+
+def test_a_mark_on_the_face_of_a_card_read_is_its_art_not_a_card():
+    from cribcam.vision.detections import Detections
+    from cribcam.vision.reader import _marks
+    from cribcam.vision.reading import SeenCard
+
+    # A jack read from both corners; unread index-like boxes in its court art, and one beyond it.
+    jack = SeenCard("JS", 0.95, ((100, 100, 130, 150), (300, 400, 330, 450)))
+    art = [(250, 160, 280, 210), (150, 330, 180, 380)]
+    beyond = (600, 100, 630, 150)
+    weak = Detections(np.array([*art, beyond], np.float32), np.full((3, 1), 0.5, np.float32))
+    assert _marks(weak, [jack]).tolist() == [list(beyond)]
+    # A card read from one corner has no face to tell: the same boxes are marks.
+    one_corner = SeenCard("JS", 0.95, ((100, 100, 130, 150),))
+    assert len(_marks(weak, [one_corner])) == 3
