@@ -32,7 +32,10 @@ the commonest error seen). The decision here:
    or 5 cards read with the count given, 101 had come back with more cards than asked for and
    108 with fewer.
 5. A card is unsure when it was filled in that way, when it is the second reading of a card
-   seen twice, or when its best corner's probability is under ``UNSURE_CONF``: the player is
+   seen twice (under a count that is only the most a photo holds, the less supported of two
+   cards of one rank and colour read from one corner each, a card's corners apart:
+   ``_doubt_flips``), or when its best corner's
+   probability is under ``UNSURE_CONF``: the player is
    asked to check it. A card filled in is more: a guess, which the reading offers as a
    question and never counts (``SeenCard.guessed``).
 """
@@ -75,7 +78,8 @@ class _Card:
 
 
 def cards_from_corners(found: Detections, conf: float = 0.25, expected: int | None = None,
-                       index_like: np.ndarray | None = None) -> tuple[list[SeenCard], list[str]]:
+                       index_like: np.ndarray | None = None, at_most: bool = False
+                       ) -> tuple[list[SeenCard], list[str]]:
     """Decides which cards the corner boxes show.
 
     Args:
@@ -85,6 +89,8 @@ def cards_from_corners(found: Detections, conf: float = 0.25, expected: int | No
             this, and fewer only when no likely index is left unread.
         index_like: per box of ``found``, whether it is likely an index at all (the finder
             sure of it, the classifier not sure it is none); only such boxes fill a missing card.
+        at_most: ``expected`` is only the most the photo may hold (the cards dealt to a player),
+            so a card too many does not show in the count (``_doubt_flips``).
 
     Returns:
         The cards, left to right, and the problems noticed on the way.
@@ -101,6 +107,8 @@ def cards_from_corners(found: Detections, conf: float = 0.25, expected: int | No
             problems.append(_more_than_expected(expected, [CARD_CODES[card.class_id] for card in left_out]))
         if index_like is not None:
             _fill(cards, found, expected, np.flatnonzero(index_like & (found.confidence < conf)))
+        if at_most:
+            problems += _doubt_flips(cards, found)
     seen = [_seen(card, found) for card in cards]
     seen.sort(key=lambda s: s.center[0])
     return seen, problems
@@ -219,6 +227,25 @@ def _merge_lone_flip(cards: list[_Card], found: Detections) -> None:
     pair = _likeliest_flip(cards, found)
     if pair is not None and len({CARD_CODES[card.class_id][1] in RED_SUITS for card in pair}) == 1:
         _merge(cards, found, *pair)
+
+
+def _doubt_flips(cards: list[_Card], found: Detections) -> list[str]:
+    """Marks to check the less supported of two cards of one rank and colour, each read from
+    one corner, that lie a card's corners apart: one card whose corners disagree on the suit,
+    or two cards. Under a count that is only the most a photo holds, nothing tells (a deal of
+    five read as six, the KC's far corner a KS), and merging would lose a true pair: the player
+    is asked. (Under a count met exactly the pair is two cards, unless another card was missed
+    as well: asking there warned right hands of the choosing sets and no misread one.)"""
+    problems = []
+    singles = [card for card in cards if len(card.boxes) == 1 and not card.guessed]
+    while (pair := _likeliest_flip(singles, found)) is not None:
+        keep, doubt = pair
+        if (CARD_CODES[keep.class_id][1] in RED_SUITS) == (CARD_CODES[doubt.class_id][1] in RED_SUITS):
+            doubt.guessed = True
+            problems.append(f"the {CARD_CODES[keep.class_id]} and the {CARD_CODES[doubt.class_id]} may be one "
+                            f"card's two corners: check the {CARD_CODES[doubt.class_id]}")
+        singles = [card for card in singles if card is not keep and card is not doubt]
+    return problems
 
 
 def _merge(cards: list[_Card], found: Detections, keep: _Card, drop: _Card) -> None:

@@ -224,7 +224,8 @@ class CardReader:
         """The cards of ``detect``'s boxes (``cards_from_corners``), their problems, and which
         boxes look like an index (an unread one is a card that could not be read)."""
         index_like = (index_score >= UNREADABLE_FINDER) & (no_index < UNREADABLE_NONE)
-        cards, problems = cards_from_corners(found, self.conf, expected, index_like if starter else None)
+        cards, problems = cards_from_corners(found, self.conf, expected, index_like if starter else None,
+                                             at_most=not starter)
         return cards, problems, index_like
 
     def read(self, image: np.ndarray | None, expected: int | None = None, starter: bool = True) -> Reading:

@@ -134,6 +134,22 @@ def test_a_card_read_surely_beyond_the_count_is_said_and_keeps_its_corners():
                         "photograph only the cards to count, or fix the misread ones"]
 
 
+def test_two_cards_of_one_rank_and_colour_a_cards_corners_apart_are_asked_about():
+    # A deal of five read with at most six: the KC's far corner read as a KS, each from one box.
+    deal = [*card(100, 100, "5C"), *card(400, 100, "6C"), *card(700, 100, "7C"), *card(1000, 100, "8C"),
+            (1300, 100, {"KC": 0.9}), (1450, 320, {"KS": 0.85})]
+    cards, problems = cards_from_corners(detections(*deal), expected=6, at_most=True)
+    assert [(c.card, c.unsure) for c in cards if c.card[0] == "K"] == [("KC", False), ("KS", True)]
+    assert problems == ["the KC and the KS may be one card's two corners: check the KS"]
+    # A count met exactly says they are two cards (a hand of six, each counted).
+    assert cards_from_corners(detections(*deal), expected=6)[1] == []
+    # Of two colours, or each read from both corners, they are two cards: nothing is asked.
+    red_and_black = [*deal[:-1], (1450, 320, {"KH": 0.85})]
+    assert cards_from_corners(detections(*red_and_black), expected=6, at_most=True)[1] == []
+    both_whole = [*deal[:-2], *card(1300, 100, "KC"), *card(1600, 100, "KS")]
+    assert cards_from_corners(detections(*both_whole), expected=6, at_most=True)[1] == []
+
+
 def test_pips_and_unsure_readings_beyond_the_count_are_not_said():
     pip = (175, 210, {"4H": 0.9})  # on the 9H's face, between its corners
     unsure = (2000, 900, {"2S": 0.6})
