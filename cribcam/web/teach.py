@@ -133,8 +133,9 @@ def _teachings() -> Teachings:
 
 @bp.context_processor
 def _layout():
-    # Said on the page before any upload: whether this server can teach a deck, and if not why.
-    return {"layout": LAYOUT, "suits": SUITS, "unavailable": _unavailable()}
+    # Said on the page before any upload: whether this server can teach a deck, and if not why,
+    # and how many photos it takes.
+    return {"layout": LAYOUT, "suits": SUITS, "unavailable": _unavailable(), "max_photos": MAX_PHOTOS}
 
 
 def _unavailable() -> str | None:

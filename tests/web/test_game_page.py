@@ -11,8 +11,8 @@ import pytest
 
 from cribcam.web import create_app
 
-from test_e2e import DESKTOP, PHONE, Page, browser, expect  # noqa: F401 (browser: the fixture)
-from webtools import StubReader, encode
+from test_e2e import DESKTOP, PHONE, SHOTS, Page, browser, expect  # noqa: F401 (browser: the fixture)
+from webtools import PLACEHOLDER_FITS, StubReader, encode
 
 PNG = encode(np.full((64, 64, 3), 200, np.uint8), ".png")
 PLAY = "Bob:KS Ann:5H Bob:3H Ann:5C Bob:2D Ann:5D Bob:AC Ann:JS"
@@ -295,3 +295,16 @@ def test_a_play_pegged_as_it_happened_or_not_entered_leads_on_to_the_shows_and_t
             expect(page.locator("#show-label")).to_have_text({"Bob's hand": "Ann's hand", "Ann's hand": "Ann's crib"}[label])
     expect(page.locator("#next")).to_have_text("Bob deals: type the starter (or tick a jack).")
     expect(page.locator("#play-form")).to_be_hidden()
+
+
+def test_the_entry_boxes_placeholders_fit_a_phone(open_game):
+    # The starter's placeholder was cut to "5D (option" beside its tick box and button.
+    tab, app = open_game(viewport=PHONE)
+    client = app.test_client()
+    for entries, form in [((), "#deal-form"), (({"type": "deal", "starter": "5S"},), "#play-form"),
+                          (({"type": "deal", "starter": "5S"}, {"type": "play", "turns": PLAY}), "#show-form")]:
+        tab.page.goto(f"{tab.url}/game/{new_game(client, *entries)}")
+        expect(tab.page.locator(form)).to_be_visible()
+        for field in tab.page.locator("#entry-panel input[placeholder]:visible").all():
+            assert field.evaluate(PLACEHOLDER_FITS), field.get_attribute("id")  # the placeholder whole
+        tab.page.locator("#entry-panel").screenshot(path=str(SHOTS / f"game-05-entry-{form[1:]}-phone.png"))

@@ -26,7 +26,7 @@ from cribcam.web import create_app
 from cribcam.web.server import make_server, server_url
 
 from test_e2e import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE, SHOTS, Page, change_card, hand_chips, sync_api
-from webtools import LiveServer, StubReader
+from webtools import PLACEHOLDER_FITS, LiveServer, StubReader
 
 expect = sync_api.expect
 
@@ -234,6 +234,25 @@ def test_a_fixed_card_and_a_claim_stay_while_the_hand_stays_locked(camera_browse
     page.click("label:has(input[name=what][value=crib])")
     expect(page.locator("#total-label")).to_have_text("Crib total")
     tab.shot("live-03-fixed-and-claimed-phone")
+
+
+def test_the_list_of_hands_follows_a_card_fixed_and_the_starter_chosen(camera_browser, live_tabs):
+    # The count followed the chips, but the list kept the cards as read and "which is the starter?".
+    reader = CountingReader(["AS", "QH", "KC", "AC", "QC"])  # the QS read as QC
+    reader.starter = None  # the layout does not say which card is the starter
+    tab = live_tabs.open(camera_browser, create_app({"TESTING": True}, reader=reader))
+    page = tab.page
+    entry = page.locator("#history li").first
+    expect(entry).to_contain_text("which is the starter?")
+    change_card(page, "QC", "QS", starter=True)
+    total = score_hand(["AS", "QH", "KC", "AC"], "QS").total
+    expect(page.locator("#total")).to_have_text(str(total))
+    expect(entry).to_have_attribute("data-cards", "AS QH KC AC QS")
+    expect(entry).to_have_attribute("data-total", str(total))
+    expect(entry).to_have_text(f"1.A♠Q♥K♣A♣Q♠ hand {total}")
+    wait_for_frames(page, reader, 4)  # the same hand still locked: it stays as fixed
+    expect(entry).to_have_attribute("data-cards", "AS QH KC AC QS")
+    expect(page.locator("#history li")).to_have_count(1)
 
 
 def test_a_card_read_unsure_is_drawn_dashed_and_named_until_the_reader_is_sure(camera_browser, live_tabs):
@@ -446,6 +465,8 @@ def test_the_play_is_watched_counted_and_pegged_and_a_go_is_one_button(camera_br
     expect(page.locator("#play-count")).to_have_text("14")
     expect(page.locator('#play-totals li[data-player="Bob"]')).to_have_text("Bob 0")
     expect(page.locator("#play-said")).to_have_text("10♦ named 9D: the play is pegged anew.")
+    # The list of turns follows: the card as named, its count and pegs anew.
+    expect(page.locator("#play-events li")).to_have_text(["Bob 9♦: 14", "Ann 5♥: 5"])
     reader.show(["5H", "TD"])  # the camera still reads it as the ten where it lies: not laid again
     page.wait_for_timeout(800)
     expect(page.locator("#play-count")).to_have_text("14")
@@ -457,6 +478,61 @@ def test_the_play_is_watched_counted_and_pegged_and_a_go_is_one_button(camera_br
     expect(page.locator("#play-form")).to_be_visible()
     expect(page.locator("#play-board")).to_be_hidden()
     wait_for_size(page, reader, 640)  # a hand's frames again
+
+
+class HeldReader(CountingReader):
+    """A stand-in reader that holds each frame until ``release`` is set (``holding``: one is held)."""
+
+    def __init__(self, cards=()):
+        super().__init__(cards)
+        self.holding, self.release = threading.Event(), threading.Event()
+
+    def read(self, image, expected=None, starter=True):
+        self.holding.set()
+        self.release.wait(10)
+        return super().read(image, expected)
+
+
+def test_a_play_started_while_the_first_frame_is_read_keeps_its_session(camera_browser, live_tabs):
+    # The first frame opens a session of its own: answered after the play had started, it
+    # replaced the play's session, and the frames counted hands while the board waited for a card.
+    reader = HeldReader([])
+    tab = live_tabs.open(camera_browser, create_app({"TESTING": True}, reader=reader))
+    page = tab.page
+    for _ in range(200):  # waited for in the page: its requests go through this thread (Page's routes)
+        if reader.holding.is_set():
+            break
+        page.wait_for_timeout(50)
+    assert reader.holding.is_set(), "no frame came to the reader"
+    page.fill("#play-players", "Ann Bob")
+    page.fill("#play-dealer", "Bob")
+    page.click("#play-form button[type=submit]")
+    expect(page.locator("#play-turn")).to_have_text("Ann to play")
+    reader.release.set()
+    reader.show(["5H"])
+    expect(page.locator("#play-count")).to_have_text("5")
+    expect(page.locator("#lock-status")).to_have_text("Watching the play: Bob to play")
+
+
+def test_a_hands_panels_are_hidden_while_the_play_is_watched(camera_browser, live_tabs):
+    # On a phone they lay under the board with the hand before the play's notes ("Which card is
+    # the starter?"), read as if about the play.
+    reader = CountingReader(HAND)
+    reader.starter = None
+    tab = live_tabs.open(camera_browser, create_app({"TESTING": True}, reader=reader), viewport=PHONE)
+    page = tab.page
+    hand_parts = ["#cards-panel", "#count-panel", "#starter-choices", ".hand-hint"]
+    expect(page.locator("#starter-choices")).to_be_visible()
+    page.fill("#play-players", "Ann Bob")
+    page.fill("#play-dealer", "Bob")
+    page.click("#play-form button[type=submit]")
+    expect(page.locator("#play-board")).to_be_visible()
+    for part in hand_parts:
+        expect(page.locator(part)).to_be_hidden()
+    tab.shot("live-play-hand-hidden-phone")
+    page.click("#play-stop")
+    for part in hand_parts:  # the hand before the play, to be counted again
+        expect(page.locator(part)).to_be_visible()
 
 
 def test_a_play_watched_from_a_game_of_the_board_pegs_into_the_game(camera_browser, live_tabs, tmp_path):
@@ -482,14 +558,6 @@ def test_a_play_watched_from_a_game_of_the_board_pegs_into_the_game(camera_brows
     assert state["next"]["step"] == "show" and [s["score"] for s in state["sides"]] == \
         [int(page.locator('#play-totals li[data-player="Ann"]').inner_text().split()[1]),
          int(page.locator('#play-totals li[data-player="Bob"]').inner_text().split()[1])]
-
-
-# Whether an input's placeholder fits inside it, in its own font.
-PLACEHOLDER_FITS = """f => {
-  const style = getComputedStyle(f), text = document.createElement("canvas").getContext("2d");
-  text.font = style.font;
-  return text.measureText(f.placeholder).width <= f.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-}"""
 
 
 def test_the_play_form_fits_a_phone_and_says_when_no_players_are_named(camera_browser, live_tabs):

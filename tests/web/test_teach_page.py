@@ -315,7 +315,8 @@ def test_letters_teaching_is_unsure_of_are_asked_before_it_teaches(browser, teac
 
 def answer_photos(page, answers: list[dict]) -> list[dict]:
     """Answers the page's photos in turn with ``answers`` (each: the photo's name, its cards'
-    names and problems), as the server would; returns the form fields each photo was sent with."""
+    names and problems; or ``refused``: the server's error), as the server would; returns the
+    form fields each photo was sent with."""
     import json
 
     sent = []
@@ -326,6 +327,9 @@ def answer_photos(page, answers: list[dict]) -> list[dict]:
                   for name in ("suit", "one_card") if f'name="{name}"'.encode() in body}
         sent.append(fields)
         given = answers[len(sent) - 1]
+        if "refused" in given:
+            route.fulfill(status=409, content_type="application/json", body=json.dumps({"error": given["refused"]}))
+            return
         cards = [{"boxes": [[10.0 + 40 * k, 10.0, 30.0 + 40 * k, 40.0]], "name": name, "proposal": name,
                   "confidence": 0.95 if name else 0.0, "to_check": False} for k, name in enumerate(given["names"])]
         photo = {"id": f"p{len(sent)}", "name": given["name"], "width": 640, "height": 480,
@@ -367,9 +371,56 @@ def test_a_photo_whose_suit_is_not_made_out_leaves_the_next_suit_as_it_was(brows
         "1 photo, 4 cards found. Tap a card to fix its name. The clubs were not made out in hand.jpg: "
         "photograph them again, or tap each card to name it.")
     expect(page.locator("#next-suit")).to_have_value("C")
+    problem = page.locator(".layout-photo .problems li")
+    expect(problem).to_have_text("hand.jpg: 4 of the 13 clubs found")  # the file name's case kept
     tab.shot("teach-05-suit-not-made-out-phone")
     page.set_input_files("#teach-input", [str(DATA / "webcam-5-cards.jpg")])
     expect(page.locator("#teach-status")).to_have_text("2 photos, 17 cards found. Tap a card to fix its name.")
     assert [fields["suit"] for fields in sent] == ["C", "C"]  # the clubs again
     expect(page.locator("#next-suit")).to_have_value("D")  # made out: the diamonds next
+    tab.close()
+
+
+def jpeg(name: str) -> dict:
+    """A photo as the file picker gives it, named ``name``."""
+    return {"name": name, "mimeType": "image/jpeg", "buffer": (DATA / "webcam-5-cards.jpg").read_bytes()}
+
+
+def test_more_photos_than_a_deck_takes_add_the_first_and_say_which_were_left_out(browser,  # noqa: F811
+                                                                                 teaching_server):
+    # Nine photos chosen at once added none, and the status said "Blank.jpg: ..." of blank.jpg.
+    _, server = teaching_server
+    tab = Page(browser, server.url, PHONE)
+    page = tab.page
+    page.goto(server.url + "/teach")
+    expect(page.locator("body.ready")).to_have_count(1)
+    most = teach.MAX_PHOTOS
+    expect(page.locator("#photo-limit")).to_have_text(f"A deck is taught from {most} photos at most.")  # said before
+    names = [f"layout-{k}.jpg" for k in range(1, most + 1)] + ["blank.jpg"]
+    sent = answer_photos(page, [{"name": name, "names": ["AC"]} for name in names[:most]])
+    page.set_input_files("#teach-input", [jpeg(name) for name in names])
+    expect(page.locator(".layout-photo")).to_have_count(most)
+    expect(page.locator("#teach-status")).to_have_text(
+        f"{most} photos, {most} cards found. Tap a card to fix its name. Left out: blank.jpg: a deck is taught "
+        f"from {most} photos at most; remove one to add another.")
+    assert len(sent) == most
+    tab.shot("teach-06-photos-left-out-phone")
+
+    page.locator(".layout-photo").first.get_by_role("button", name="Remove").click()  # the status follows
+    expect(page.locator(".layout-photo")).to_have_count(most - 1)
+    expect(page.locator("#teach-status")).to_have_text(
+        f"{most - 1} photos, {most - 1} cards found. Tap a card to fix its name.")
+    tab.close()
+
+
+def test_a_photo_the_server_refuses_leaves_those_before_it_shown(browser, teaching_server):  # noqa: F811
+    _, server = teaching_server
+    tab = Page(browser, server.url, DESKTOP)
+    page = tab.page
+    page.goto(server.url + "/teach")
+    expect(page.locator("body.ready")).to_have_count(1)
+    answer_photos(page, [{"name": "clubs.jpg", "names": ["AC"]}, {"refused": "no cards found"}])
+    page.set_input_files("#teach-input", [jpeg("clubs.jpg"), jpeg("blank.jpg")])
+    expect(page.locator("#teach-status")).to_have_text("blank.jpg: no cards found")  # the file's name as it is
+    expect(page.locator(".layout-photo")).to_have_count(1)
     tab.close()

@@ -19,6 +19,13 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 PHOTOS = sorted(DATA.glob("*.jpg"))
 LABELS = json.loads((DATA / "labels.json").read_text())
 
+# Whether an input's placeholder fits inside it, in its own font (a page's JavaScript to evaluate on it).
+PLACEHOLDER_FITS = """f => {
+  const style = getComputedStyle(f), text = document.createElement("canvas").getContext("2d");
+  text.font = style.font;
+  return text.measureText(f.placeholder).width <= f.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+}"""
+
 
 class StubReader:
     """Stands in for ``CardReader``: "reads" the given cards, laid out left to right; those in

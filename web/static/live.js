@@ -30,6 +30,7 @@ const live = {
   run: 0, // bumped on every start and stop: an old loop sees it and ends
   session: null, // the server's id for this camera
   adopted: 0, // the number of the locked hand the chips were filled from
+  listed: null, // the entry of the list of hands that the chips hold (null: they hold none of it)
   shown: 0, // frames the video has shown (where the browser tells)
   sent: -1, // the value of `shown` when the last frame was sent
   answers: [], // when the last answers came, for the frames per second
@@ -213,10 +214,15 @@ async function follow(run) {
     if (live.session) form.append("session", live.session);
     form.append("crib", String(state.crib));
     form.append("variant", state.variant);
+    const sentTo = { session: live.session, playing: isPlaying() };
     const answer = send("/api/live/frame", { method: "POST", body: form });
     next = takeFrame(run);
     const { ok, status, data } = await answer;
     if (run !== live.run) return;
+    // The play started or stopped while this frame was read: its answer is of the session or
+    // the mode before (a first frame's new session would replace the play's, which then never
+    // sees a card), so it is dropped and the next frame goes to the session as it is now.
+    if (live.session !== sentTo.session || isPlaying() !== sentTo.playing) continue;
     if (status === 0) { // the server cannot be reached: say so and try again
       showProblem(data.error);
       await sleep(RETRY_MS); // the frame taken meanwhile is stale by then: a fresh one goes
@@ -341,40 +347,56 @@ function followLock(data) {
 }
 
 async function newHand(number, report) {
+  live.listed = handEntry(number);
   const count = await adoptReading(report);
   if (number !== live.adopted) return; // another hand has locked since
-  addToHistory(number, report, count);
   if (count && $("sound").checked && !state.practice) speak(count.spoken);
 }
 
-function addToHistory(number, report, count) {
-  const codes = report.cards.map((c) => c.card);
+// The list's entry for the hand locked as ``number``: filled from the chips, and listed first,
+// once their count (or why there is none) is shown (showListed).
+function handEntry(number) {
   const item = document.createElement("li");
   item.dataset.hand = String(number);
+  return item;
+}
+
+// The entry of the hand on the chips shows them as they stand, with their count (null: none
+// shown), so that a card fixed or a starter chosen after the lock shows in the list too.
+function showListed(count) {
+  const item = live.listed;
+  if (!item) return;
+  if (!item.isConnected) {
+    const list = $("history");
+    list.prepend(item);
+    while (list.children.length > HISTORY) list.lastElementChild.remove();
+    $("history-empty").hidden = true;
+  }
+  const codes = state.starter ? [...state.hand, state.starter] : state.hand;
   item.dataset.cards = codes.join(" ");
   const label = document.createElement("span");
   label.className = "hand-number";
-  label.textContent = `${number}.`;
-  item.append(label, miniCards(codes));
+  label.textContent = `${item.dataset.hand}.`;
   const what = document.createElement("span");
-  if (count && !state.practice) {
+  if (count) {
     item.dataset.total = String(count.total);
     what.textContent = ` ${count.crib ? "crib" : "hand"} ${count.total}`;
   } else {
-    what.textContent = count ? " counted when you check" : " which is the starter?";
+    delete item.dataset.total;
+    what.textContent = !state.starter ? " which is the starter?"
+      : state.practice ? " counted when you check" : " not counted"; // the count panel says why
   }
-  item.append(what);
-  const list = $("history");
-  list.prepend(item);
-  while (list.children.length > HISTORY) list.lastElementChild.remove();
-  $("history-empty").hidden = true;
+  item.replaceChildren(label, miniCards(codes), what);
 }
 
 // ---- start ---------------------------------------------------------------------------------
 
 if (!canSpeak()) $("sound").closest("label").hidden = true;
 startCounting({
-  onClear: () => {}, // the camera keeps following; the next hand that locks fills the chips
+  // The camera keeps following, and the next hand that locks fills the chips; till then they
+  // hold no hand of the list.
+  onClear: () => { live.listed = null; },
+  onCount: showListed,
   noModelNote: "Camera frames cannot be read on this server yet: no card-reading model is installed. Type the cards instead.",
 });
 startPlayControls({

@@ -47,7 +47,22 @@ export function showPlay(play) {
   if (play.over && game && !recorded) intoGame(play);
   $("go-button").disabled = play.over;
   $("go-button").textContent = play.over ? "Go" : `Go (${play.turn})`;
+  showEvents(play.events);
   for (const event of play.new) announce(event);
+}
+
+// The play so far, newest first, drawn from all its events: a card named otherwise is pegged
+// anew from where it was laid, and the turns after it with it.
+function showEvents(events) {
+  const shown = JSON.stringify(events.map(eventWords));
+  if (shown === $("play-events").dataset.shown) return;
+  $("play-events").dataset.shown = shown;
+  $("play-events").replaceChildren(...events.map((event) => {
+    const li = document.createElement("li");
+    li.textContent = eventWords(event);
+    if (event.points) li.dataset.points = String(event.points);
+    return li;
+  }).reverse());
 }
 
 // A card of this count: tapped, it can be named otherwise (the reader misread it), and the
@@ -93,18 +108,17 @@ function rename(button, card) {
   input.select();
 }
 
+// An event in words. A refusal says whose turn it is and who may not do what ("Ann cannot say
+// go on 0"), so it goes without the player's name before it; a card refused goes with the
+// card, which it may not name ("that makes 35: Ann says go").
+function eventWords(event) {
+  return capitalise(event.refused ? `${event.card ? cardText(event.card) + ": " : ""}${event.refused}`
+    : `${event.player}${event.card ? " " + cardText(event.card) : ""}: ${event.said}`);
+}
+
 function announce(event) {
-  // A refusal says whose turn it is and who may not do what ("Ann cannot say go on 0"), so it
-  // goes without the player's name before it; a card refused goes with the card, which it
-  // may not name ("that makes 35: Ann says go").
-  const words = event.refused ? `${event.card ? cardText(event.card) + ": " : ""}${event.refused}`
-    : `${event.player}${event.card ? " " + cardText(event.card) : ""}: ${event.said}`;
-  $("play-said").textContent = capitalise(words);
+  $("play-said").textContent = eventWords(event);
   $("play-said").classList.toggle("error", Boolean(event.refused));
-  const li = document.createElement("li");
-  li.textContent = capitalise(words);
-  if (event.points) li.dataset.points = String(event.points);
-  $("play-events").prepend(li);
   if ($("sound").checked) speak(event.refused || event.said);
 }
 
@@ -164,7 +178,6 @@ async function start(event) {
   document.body.classList.add("playing");
   $("play-board").hidden = false;
   $("play-form").hidden = true;
-  $("play-events").replaceChildren();
   $("play-said").textContent = "";
   showPlay(data.play);
 }

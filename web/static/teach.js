@@ -11,6 +11,7 @@ const SUIT_ORDER = ["C", "D", "H", "S"];
 const ALL_CARDS = SUIT_ORDER.flatMap((s) => ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"].map((r) => r + s));
 const DECK_COOKIE = "cribcam-deck";
 const SVG = "http://www.w3.org/2000/svg";
+const MAX_PHOTOS = Number($("teach-input").dataset.maxPhotos); // the server's limit (cribcam/web/teach.py)
 
 let session = null;
 const photos = []; // {id, name, url, width, height, cards: [{boxes, name}], problems}
@@ -19,8 +20,9 @@ let teaching = false;
 // null until asked for the names as they stand (/api/teach/letters).
 let letters = null;
 
+// Said as given, never capitalised: a status may begin with a file name, whose case is its own.
 function setStatus(text, isError) {
-  $("teach-status").textContent = capitalise(text);
+  $("teach-status").textContent = text;
   $("teach-status").classList.toggle("error", Boolean(isError));
 }
 
@@ -36,8 +38,14 @@ const naming = () => document.querySelector('input[name="naming"]:checked').valu
 
 // ---- photos in ---------------------------------------------------------------------------
 
-async function addPhotos(files) {
+// The photos chosen are sent in turn, as many as the server takes (the first of them); the
+// rest are left out, and the status says which.
+async function addPhotos(chosen) {
+  const room = Math.max(0, MAX_PHOTOS - photos.length);
+  const files = chosen.slice(0, room);
+  const leftOut = chosen.slice(room).map((file) => file.name);
   let suitMissed = null; // {photo, suit}: the last photo whose suit was not made out, its suit's name
+  let refused = null; // what the server said of a photo it refused: the photos after it wait
   for (const file of files) {
     const suit = naming() === "layout" ? $("next-suit").value : "";
     setStatus(`Finding the cards in ${file.name}…`);
@@ -49,8 +57,8 @@ async function addPhotos(files) {
     if (session) form.append("session", session);
     const { ok, data } = await send("/api/teach/photos", { method: "POST", body: form });
     if (!ok) {
-      setStatus(`${file.name}: ${data.error}`, true);
-      return;
+      refused = `${file.name}: ${data.error}`;
+      break;
     }
     session = data.session;
     photos.push({ ...data.photo, url: URL.createObjectURL(file) });
@@ -64,13 +72,26 @@ async function addPhotos(files) {
       suitMissed = { photo: data.photo.name, suit: $("next-suit").selectedOptions[0].textContent };
     }
   }
-  const found = photos.reduce((n, p) => n + p.cards.length, 0);
+  forgetLetters();
+  render();
+  if (refused) {
+    setStatus(refused, true);
+    return;
+  }
   const missed = suitMissed
     ? ` The ${suitMissed.suit} were not made out in ${suitMissed.photo}: photograph them again, or tap each card to name it.`
     : "";
-  setStatus(`${plural(photos.length, "photo")}, ${plural(found, "card")} found. Tap a card to fix its name.${missed}`);
-  forgetLetters();
-  render();
+  const left = leftOut.length
+    ? ` Left out: ${leftOut.join(", ")}: a deck is taught from ${plural(MAX_PHOTOS, "photo")} at most; remove one to add another.`
+    : "";
+  setStatus(`${photosFound()}${missed}${left}`, Boolean(leftOut.length));
+}
+
+// The photos and cards so far ("" before the first photo).
+function photosFound() {
+  if (!photos.length) return "";
+  const found = photos.reduce((n, p) => n + p.cards.length, 0);
+  return `${plural(photos.length, "photo")}, ${plural(found, "card")} found. Tap a card to fix its name.`;
 }
 
 // ---- photos shown ------------------------------------------------------------------------
@@ -137,7 +158,7 @@ function photoView(photo) {
   problems.className = "problems";
   problems.replaceChildren(...photo.problems.map((text) => {
     const li = document.createElement("li");
-    li.textContent = capitalise(text);
+    li.textContent = text; // not capitalised: each begins with the photo's name
     return li;
   }));
   problems.hidden = !photo.problems.length;
@@ -208,6 +229,7 @@ async function removePhoto(photo) {
   URL.revokeObjectURL(photo.url);
   forgetLetters();
   render();
+  setStatus(photosFound());
 }
 
 // ---- teaching ----------------------------------------------------------------------------
