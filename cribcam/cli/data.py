@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from cribcam.cli.main import UsageError
+from cribcam.cli.output import output_folder
 from cribcam.datagen.shared import default_real_photos
 
 # Where default_real_photos() looks, for help texts: the path it finds is only this checkout's.
@@ -111,6 +112,7 @@ def run_build(args) -> int:
     if args.imgsz < 64 or args.imgsz % 32:
         raise UsageError("--imgsz must be a multiple of 32, at least 64")
     _check_fraction(args.val_fraction)
+    output_folder(args.out, "--out")
     which = "training" if args.split == "train" else "held-out"
     decks = _decks(args.split, "data build", f"the scenes show the {which} deck designs")
     spec = BuildSpec(args.out, args.images, args.seed, args.split, args.val_fraction, args.imgsz)
@@ -128,6 +130,7 @@ def run_preview(args) -> int:
 
     if args.n < 1:
         raise UsageError("--n must be at least 1")
+    output_folder(args.out.parent, "--out")
     n = contact_sheet(args.folder, args.out, args.n, args.part, args.tile)
     print(f"{n} images -> {args.out}")
     return 0
@@ -141,7 +144,7 @@ def run_real(args) -> int:
     src = args.src or default_real_photos()
     if not (src / "labels.json").is_file():
         raise UsageError(f"no real photos at {src} (labels.json missing); pass --src")
-    counts = convert(src, args.out, args.val_fraction, force=args.force)
+    counts = convert(src, output_folder(args.out, "--out"), args.val_fraction, force=args.force)
     print(f"{counts['train']} train and {counts['val']} val images -> {args.out / 'data.yaml'}")
     return 0
 
@@ -158,6 +161,7 @@ def run_clip(args) -> int:
         raise UsageError(f"--size must be WIDTHxHEIGHT, like 640x480, not {args.size!r}") from None
     if args.out.suffix.lower() != ".y4m":
         raise UsageError(f"--out must name a .y4m file, not {args.out.name}")
+    output_folder(args.out.parent, "--out")
     if args.play is not None:
         return _play_clip(args, width, height)
     if args.photos is not None:

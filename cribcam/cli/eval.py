@@ -9,6 +9,7 @@ from pathlib import Path
 from cribcam.cli.decks import add_deck_option
 from cribcam.cli.main import UsageError
 from cribcam.cli.model import open_reader
+from cribcam.cli.output import output_folder
 
 
 def add_parser(subparsers) -> None:
@@ -55,7 +56,7 @@ def run(args) -> int:
         raise UsageError(f"{args.labels} labels no image{' of ' + str(args.only) if args.only else ''}: "
                          f"nothing to measure")
     reader = open_reader(args.model, args.deck)
-    sheets = SheetWriter(args.sheet) if args.sheet else None
+    sheets = SheetWriter(output_folder(args.sheet, "--sheet")) if args.sheet else None
     result = evaluate(reader.read, args.images, labels,
                       progress=lambda names: tqdm(names, desc="reading", disable=args.json),
                       find=lambda image: reader.find(image).xyxy, count_given=args.count_given,

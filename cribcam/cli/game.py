@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from cribcam.cli.main import UsageError
+from cribcam.cli.output import output_file
 from cribcam.game.entries import ENTRY_TYPES
 
 
@@ -201,7 +202,8 @@ def run_export(args) -> int:
     text = json.dumps(_game_call(lambda: store.export(args.game_id)), ensure_ascii=False,
                       indent=2)
     if args.out:
-        args.out.write_text(text + "\n", encoding="utf-8")
+        with output_file(args.out, "--out") as out:
+            out.write(text + "\n")
     else:
         print(text)
     return 0

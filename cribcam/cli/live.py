@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import itertools
+import json
+import os
 import sys
 from functools import partial
 from pathlib import Path
@@ -10,7 +14,10 @@ from cribcam.cli.count import add_count_options
 from cribcam.cli.decks import add_deck_option
 from cribcam.cli.main import UsageError
 from cribcam.cli.model import open_reader
+from cribcam.cli.output import output_file
 from cribcam.scoring import rules
+
+FFMPEG_QUIET = -8  # FFmpeg's AV_LOG_QUIET: none of its log lines
 
 
 def add_parser(subparsers) -> None:
@@ -85,8 +92,11 @@ def run(args) -> int:
     import cv2
 
     # OpenCV's own log lines ("[ WARN:0@0.5] global cap_v4l.cpp ... can't open camera by index")
-    # are for its developers: the player reads cribcam's message about the camera instead.
+    # and FFmpeg's through it ("[mov,mp4,m4a,3gp,3g2,mj2 @ 0x...] moov atom not found") are for
+    # their developers: the player reads cribcam's message about the camera or video instead.
+    # FFmpeg's level is read from the environment when OpenCV first opens a video with it.
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+    os.environ["OPENCV_FFMPEG_LOGLEVEL"] = str(FFMPEG_QUIET)
     from cribcam.live import desktop
     from cribcam.live.lock import HandLock
     from cribcam.vision.report import expected_cards
@@ -94,19 +104,15 @@ def run(args) -> int:
     how = mode(args)
     if args.play:
         return _play(args, how)
-    if args.video is not None and not args.video.is_file():
-        raise UsageError(f"no such video: {args.video}")
+    _check_video(args.video)
     try:  # the settings first: a mistake there is said without waiting for the model
         lock = HandLock(args.window, args.agree)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if how == "browser":
         return _live_page(args)
-    camera = 0 if args.camera is None else args.camera
     reader = open_reader(args.model, args.deck)
-    capture = cv2.VideoCapture(str(args.video) if args.video else camera)
-    if not capture.isOpened():
-        raise UsageError(f"cannot open {'video ' + str(args.video) if args.video else f'camera {camera}'}")
+    capture, frames = _opened(args)
 
     read = partial(reader.read, expected=expected_cards(args.variant, args.crib))
     options = {"starter": args.starter, "crib": args.crib, "claim": args.claim, "variant": args.variant}
@@ -115,35 +121,29 @@ def run(args) -> int:
         lambda frame, reading, locked: desktop.show(frame, reading, locked, timer.tick()))
     fps = capture.get(cv2.CAP_PROP_FPS) or 30.0
     summary = desktop.FollowSummary()
-    hands = desktop.follow(desktop.frames(capture), read, lock, fps, options, on_frame, summary)
+    hands = desktop.follow(frames, read, lock, fps, options, on_frame, summary)
     try:
         if args.out is None:
             for hand in hands:
                 print(hand.report["count"]["spoken"] if hand.report["count"] else
                       "locked: " + " ".join(c["card"] for c in hand.report["cards"]))
-        elif str(args.out) == "-":
-            desktop.write_lines(hands, sys.stdout)
         else:
-            with args.out.open("w") as out:
+            with _lines_out(args.out) as out:
                 desktop.write_lines(hands, out)
     finally:
         capture.release()
         if not args.headless:
             cv2.destroyAllWindows()
-    if args.video is not None:  # a camera is stopped by the player; a video ends, and says so
-        print(f"cribcam live: {args.video.name} ended: {summary.sentence()}", file=sys.stderr)
+    _say_ended(args.video, summary.sentence())
     return 0
 
 
 def _play(args, how: str) -> int:
     """``cribcam live --play``: the play's events as JSON lines (``live.play.follow_play``)."""
-    import json
-
     import cv2
 
     from cribcam.game.table_play import TablePlay
-    from cribcam.live import desktop
-    from cribcam.live.play import FRAME_SIZE, follow_play, table_reader
+    from cribcam.live.play import FRAME_SIZE, PlaySummary, follow_play, table_reader
 
     if how != "headless":
         raise UsageError("--play writes the play's events: add --headless --out FILE (or --out -)")
@@ -161,27 +161,81 @@ def _play(args, how: str) -> int:
             raise UsageError(f"--go {said}: give FRAME:NAME, a frame number and one of the players "
                              f"({', '.join(args.players)})")
         goes.setdefault(int(frame), []).append(player)
-    if args.video is not None and not args.video.is_file():
-        raise UsageError(f"no such video: {args.video}")
-    camera = 0 if args.camera is None else args.camera
+    _check_video(args.video)
     reader = open_reader(args.model, args.deck)
-    capture = cv2.VideoCapture(str(args.video) if args.video else camera)
-    if not capture.isOpened():
-        raise UsageError(f"cannot open {'video ' + str(args.video) if args.video else f'camera {camera}'}")
-    if args.video is None:  # a webcam films 640x480 unless asked for more: too small for the play
-        capture.set(cv2.CAP_PROP_FRAME_WIDTH, FRAME_SIZE[0])
-        capture.set(cv2.CAP_PROP_FRAME_HEIGHT, FRAME_SIZE[1])
-    events = follow_play(desktop.frames(capture), table_reader(reader.read, table), table,
-                         capture.get(cv2.CAP_PROP_FPS) or 30.0, goes)
-    out = sys.stdout if str(args.out) == "-" else args.out.open("w")
+    # A webcam films 640x480 unless asked for more: too small for the play.
+    capture, frames = _opened(args, FRAME_SIZE)
+    summary = PlaySummary()
+    events = follow_play(frames, table_reader(reader.read, table), table,
+                         capture.get(cv2.CAP_PROP_FPS) or 30.0, goes, summary)
     try:
-        for event in events:
-            print(json.dumps(event, ensure_ascii=False), file=out, flush=True)
+        with _lines_out(args.out) as out:
+            for event in events:
+                print(json.dumps(event, ensure_ascii=False), file=out, flush=True)
     finally:
         capture.release()
-        if out is not sys.stdout:
-            out.close()
+    _say_ended(args.video, summary.sentence())
     return 0
+
+
+def _check_video(video: Path | None) -> None:
+    """Says a ``--video`` that is no file before anything else is done (the model loaded).
+
+    Raises:
+        UsageError: no such file, or a folder.
+    """
+    if video is None:
+        return
+    if video.is_dir():
+        raise UsageError(f"--video {video} is a folder: give a video in it (.y4m, .mp4, .avi...), "
+                         f"e.g. {video / 'hands.y4m'}")
+    if not video.is_file():
+        raise UsageError(f"no such video: {video}")
+
+
+def _opened(args, frame_size: tuple[int, int] | None = None):
+    """The camera or video of ``args`` opened, and its frames from the first.
+
+    Args:
+        frame_size: the width and height to ask a camera for (a video's are its own).
+
+    Returns:
+        The ``cv2.VideoCapture`` (to release) and an iterator of its frames.
+
+    Raises:
+        UsageError: it cannot be opened, or not one frame can be read from it (a video cut
+            short, or one OpenCV opens but cannot decode): said, not followed as an empty one.
+    """
+    import cv2
+
+    from cribcam.live import desktop
+
+    camera = 0 if args.camera is None else args.camera
+    source = f"video {args.video}" if args.video is not None else f"camera {camera}"
+    capture = cv2.VideoCapture(str(args.video) if args.video is not None else camera)
+    if not capture.isOpened():
+        raise UsageError(f"cannot open {source}")
+    if frame_size and args.video is None:
+        capture.set(cv2.CAP_PROP_FRAME_WIDTH, frame_size[0])
+        capture.set(cv2.CAP_PROP_FRAME_HEIGHT, frame_size[1])
+    ok, first = capture.read()
+    if not ok:
+        capture.release()
+        raise UsageError(f"no frame could be read from {source}" + (
+            ": the file is cut short or not a video OpenCV can read" if args.video is not None else ""))
+    return capture, itertools.chain([first], desktop.frames(capture))
+
+
+def _lines_out(out: Path):
+    """Where the JSON lines go, to use in a ``with``: standard output for ``--out -`` (left
+    open), else the file (its folder made when not there yet)."""
+    return contextlib.nullcontext(sys.stdout) if str(out) == "-" else output_file(out, "--out")
+
+
+def _say_ended(video: Path | None, summary: str) -> None:
+    """A video ends, and says what it came to; a camera is stopped by the player."""
+    if video is not None:
+        print(f"cribcam live: {video.name} ended: {summary}", file=sys.stderr)
 
 
 def _live_page(args) -> int:

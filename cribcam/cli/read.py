@@ -9,6 +9,7 @@ from cribcam.cli.count import add_count_options, format_report
 from cribcam.cli.decks import add_deck_option
 from cribcam.cli.main import UsageError
 from cribcam.cli.model import open_reader, read_photo
+from cribcam.cli.output import output_folder
 
 
 def add_parser(subparsers) -> None:
@@ -43,6 +44,7 @@ def run(args) -> int:
         reading = reader.read(image, expected=expected - 1)
     report = reading_report(reading, args.starter, args.crib, args.claim, args.variant)
     if args.annotate:
+        output_folder(args.annotate.parent, "--annotate")
         try:  # at most ANNOTATE_MAX_SIDE pixels across, JPEG or PNG as the name says
             write_annotated(args.annotate, image, reading)
         except OSError as exc:

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from cribcam.cli.main import UsageError
+from cribcam.cli.output import output_file
 from cribcam.scoring.spoken import counted
 
 ORDERS = ["suits-in-rows"]
@@ -74,6 +75,9 @@ def run(args) -> int:
         names = " ".join(f"{card.name}? ({card.confidence:.2f})" if card.to_check else card.name or "?"
                          for card in photo.cards)
         say(f"{photo.name}: {counted(len(photo.cards), 'card')}: {names or 'none found'}")
+    if not any(photo.cards for photo in photos):
+        raise UsageError(f"no card was found in {', '.join(photo.name for photo in photos)}: photograph the "
+                         f"cards face up on a plain table, their corners in sight, and teach from those photos")
     if any(card.to_check for photo in photos for card in photo.cards):
         say("Names followed by ? are the reader's proposals it is not sure of: check them before teaching")
     problems = [p for photo in photos for p in photo.problems]
@@ -82,7 +86,8 @@ def run(args) -> int:
     missing = layout.missing_cards(photos)
     say(f"Still missing: {' '.join(missing)}" if missing else "All 52 cards are named.")
     if args.write_labels:
-        args.write_labels.write_text(json.dumps(layout.as_labels(photos), indent=1) + "\n")
+        with output_file(args.write_labels, "--write-labels") as out:
+            out.write(json.dumps(layout.as_labels(photos), indent=1) + "\n")
         say(f"Wrote the names to {args.write_labels}: check them, then teach with --labels {args.write_labels}")
         return 0
     if not (args.order or args.labels):

@@ -127,7 +127,8 @@ class TablePlay:
         if self.turn is None:  # before the player: a card seen after the play has no one to lay it
             raise PlayRefused("the play is over: every card is played")
         if code in self._laid:
-            raise PlayRefused(f"the {code} is on the table already: a deck has one")
+            # Not named again: a refusal is said beside the card it refuses (a page shows it as J♣).
+            raise PlayRefused("it is on the table already: a deck has one")
         played = Played.parse(code)
         if player == self.turn and self._order.series and self.count + played.value > rules.THIRTY_ONE:
             raise PlayRefused(f"that makes {self.count + played.value}: {player} says go")

@@ -12,6 +12,7 @@ lines.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable, Iterable, Iterator
 
@@ -22,6 +23,7 @@ from cribcam.game.table_play import PlayRefused, TablePlay
 from cribcam.live.laid import LaidCards, index_centres
 from cribcam.live.still import StillFrames
 from cribcam.scoring.cards import Card
+from cribcam.scoring.spoken import counted
 from cribcam.vision.reading import Reading, SeenCard
 
 # A card lies in front of another player than the one whose turn it is when it lies this many
@@ -125,8 +127,38 @@ def _centre(card: SeenCard) -> tuple[np.ndarray, float]:
     return centres.mean(axis=0), size
 
 
+@dataclass
+class PlaySummary:
+    """What following the play came to, for a word at its end (as ``desktop.FollowSummary`` for
+    the hands): frames read, cards laid, goes, moves refused and what each player pegged."""
+
+    frames: int = 0
+    laid: int = 0
+    goes: int = 0
+    refused: int = 0
+    totals: dict[str, int] = field(default_factory=dict)
+
+    def add(self, event: dict) -> None:
+        """Counts one of ``follow_play``'s events."""
+        if "totals" in event:
+            self.totals = event["totals"]
+        elif "refused" in event:
+            self.refused += 1
+        elif event.get("go"):
+            self.goes += 1
+        else:
+            self.laid += 1
+
+    def sentence(self) -> str:
+        """"98 frames read, 8 cards laid, 1 go, 0 moves refused; pegged: Ann 5, Bob 3"."""
+        pegged = ", ".join(f"{player} {points}" for player, points in self.totals.items())
+        return (f"{counted(self.frames, 'frame')} read, {counted(self.laid, 'card')} laid, "
+                f"{counted(self.goes, 'go', 'goes')}, {counted(self.refused, 'move')} refused; pegged: {pegged}")
+
+
 def follow_play(frames: Iterable[np.ndarray], read: Callable[[np.ndarray], Reading], table: TablePlay,
-                fps: float, goes: dict[int, list[str]] | None = None) -> Iterator[dict]:
+                fps: float, goes: dict[int, list[str]] | None = None,
+                summary: PlaySummary | None = None) -> Iterator[dict]:
     """The play's events as they happen, then the totals.
 
     Args:
@@ -135,6 +167,7 @@ def follow_play(frames: Iterable[np.ndarray], read: Callable[[np.ndarray], Readi
         table: the play of this deal (its players, dealer and hand size).
         fps: the frames per second, for the time of each event.
         goes: frame index -> the players who say go just before that frame is read.
+        summary: kept up to date frame by frame and event by event, when given.
 
     Yields:
         For a card laid, ``TablePlay``'s step (``Announcement.as_dict``: ``player``, ``card``,
@@ -144,13 +177,18 @@ def follow_play(frames: Iterable[np.ndarray], read: Callable[[np.ndarray], Readi
         "go"), "refused": why}``; last, ``{"totals": {player: points}}``.
     """
     goes = goes or {}
+    summary = summary or PlaySummary()
     watch = PlayWatch(table)
     for index, frame in enumerate(frames):
+        summary.frames = index + 1
         when = {"frame": index, "seconds": round(index / fps, 2)}
-        for player in goes.get(index, []):
-            yield watch.go(player, when)
-        yield from watch.frame(frame, read, index / fps, when)
-    yield {"totals": table.totals}
+        for event in [*(watch.go(player, when) for player in goes.get(index, [])),
+                      *watch.frame(frame, read, index / fps, when)]:
+            summary.add(event)
+            yield event
+    end = {"totals": table.totals}
+    summary.add(end)
+    yield end
 
 
 def _at_most(image: np.ndarray, side: int) -> np.ndarray:

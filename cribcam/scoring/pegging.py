@@ -300,7 +300,9 @@ class OrderOfPlay:
         elif player == self.last:
             why += f": {player} plays again only after {self.turn} says go ({self.turn}:go)"
         if card is not None and self.series and self.count + card.value > rules.THIRTY_ONE:
-            why += f" (and a {card.code} on {self.count} would pass 31)"
+            # The card is named where the refusal is said (the turn's token, the page's card):
+            # not again here, where a page would show it in another form ("J♣: ... a JC").
+            why += f" (and on {self.count} it would pass 31)"
         raise TurnError(f"{where}: {why}")
 
     def take(self, play: Play) -> PegEvent:

@@ -73,6 +73,7 @@ def _named_groups(items: list[Item]) -> list[tuple[str, int]]:
     return groups
 
 
-def counted(number: int, noun: str) -> str:
-    """``number`` and ``noun``, plural but for one: "1 card", "5 cards", "0 players"."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+def counted(number: int, noun: str, plural: str | None = None) -> str:
+    """``number`` and ``noun``, plural but for one: "1 card", "5 cards", "0 players"; ``plural``
+    for a noun whose plural is not its name and s: "2 goes"."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"

@@ -43,6 +43,7 @@ import cv2
 import numpy as np
 
 from cribcam.scoring.cards import CARD_CODES, RANKS, SUITS
+from cribcam.scoring.spoken import counted
 from cribcam.training.alphabet import LetterQuestion, check_stated, learn_texts, letter_questions, likeliest_texts
 from cribcam.training.heads import fit_softmax, standardise
 from cribcam.training.layout import LayoutPhoto, as_labels, check_names, missing_cards
@@ -63,6 +64,10 @@ CHUNK = 256  # crops read for their features between two progress reports
 # With this many named photos or more, whole photos are held back to check the lesson on (a
 # card's other corner, held back from a photo taught, reads too much like the one taught).
 HOLD_PHOTOS = 5
+# Under this many cards (or corners) held back, the check cannot tell what a lesson is worth (one
+# card read otherwise moves its share by a fifth or more): it is said so. The deck still keeps
+# the part that read them best (``_choose``).
+FEW_CHECKED = 5
 # The parts of a lesson a deck may keep (``_choose``), by the taught heads they keep; on a tie the
 # earlier, with fewer taught, is kept: a lesson must earn its place.
 PARTS = {"neither": (), "suits": ("suit",), "ranks": ("rank",), "ranks and suits": ("rank", "suit")}
@@ -462,10 +467,17 @@ def check_sentences(checks: dict, kept: str = "ranks and suits") -> list[str]:
     deck = checks.get("deck")
     if deck:
         cards = deck["crops"]
-        what = (f"the {cards} cards of {deck['photos']} of your photos held back from the lesson"
-                if deck.get("held_back") == "photos" else f"{cards} card corners held back from the lesson")
-        lines.append(f"checked on {what}: your deck now reads {round(deck['taught'] * cards)} of them right, "
-                     f"{round(deck['default'] * cards)} untaught")
+        photos = deck.get("held_back") == "photos"
+        what = f"{counted(cards, 'card')} in {counted(deck['photos'], 'photo')}" if photos else \
+            counted(cards, "card corner")
+        checked = (f"checked on {what} held back from the lesson: your deck now reads "
+                   f"{round(deck['taught'] * cards)} right, cribcam untaught {round(deck['default'] * cards)}")
+        if cards < FEW_CHECKED:
+            checked += ("; too few to tell what the lesson is worth: more photos, or more cards in each, "
+                        "check it better" if photos else
+                        f"; too few to tell what the lesson is worth: teach from {HOLD_PHOTOS} photos or more "
+                        f"to check it on whole photos held back")
+        lines.append(checked)
         lines.append(KEPT_SAID[kept])
     else:
         lines.append("no corner was held back to measure on (no card showed two corners): "

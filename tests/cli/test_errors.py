@@ -59,3 +59,41 @@ def test_read_with_no_model_installed_says_so(no_model_installed, capsys, json_f
     said = json.loads(out)["error"] if json_flag else err
     assert "no card-reading model is installed" in said
     assert "Traceback" not in out + err
+
+
+# ---- what a command writes: a folder made for it, or why it cannot be written ---------------
+
+
+def test_what_a_command_writes_goes_into_a_folder_made_for_it(tmp_path, capsys, shipped_models):
+    # As `cribcam data build --out` and `data clip --out` have always made theirs.
+    db = f"sqlite:///{tmp_path / 'games.sqlite3'}"
+    assert main(["game", "new", "--players", "Ann", "Bob", "--db", db]) == 0
+    game_id = capsys.readouterr().out.strip()
+    exported = tmp_path / "games" / "game.json"
+    assert main(["game", "export", game_id, "--db", db, "--out", str(exported)]) == 0
+    assert json.loads(exported.read_text())["id"] == game_id
+    names = tmp_path / "names" / "names.json"
+    assert main(["teach", PHOTO, "--name", "mine", "--model", str(shipped_models), "--write-labels", str(names)]) == 0
+    assert list(json.loads(names.read_text())) == ["webcam-5-cards.jpg"]
+    annotated = tmp_path / "read" / "hand.png"
+    assert main(["read", PHOTO, "--model", str(shipped_models), "--annotate", str(annotated)]) == 0
+    assert annotated.is_file()
+    assert main(["game", "export", game_id, "--db", db, "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.endswith(f"error: --out {tmp_path} is a folder: name a file to write\n")
+
+
+@pytest.mark.parametrize("args, option", [
+    (["data", "build", "--out", "FILE/set", "--images", "1", "--seed", "0"], "--out FILE/set"),
+    (["data", "real", "--src", "tests/data/photos", "--out", "FILE/set"], "--out FILE/set"),
+    (["data", "clip", "--out", "FILE/clips/hands.y4m"], "--out FILE/clips"),
+    (["data", "preview", "tests/data/photos", "--out", "FILE/sheets/sheet.png"], "--out FILE/sheets"),
+    (["eval", "--images", "tests/data/photos", "--labels", "tests/data/photos/labels.json", "--sheet", "FILE/misread"],
+     "--sheet FILE/misread"),
+])
+def test_a_place_that_cannot_be_written_is_said_in_one_line(tmp_path, capsys, args, option):
+    in_the_way = tmp_path / "notes.txt"  # a file where the folder to write in would be made
+    in_the_way.write_text("mine\n")
+    assert main([arg.replace("FILE", str(in_the_way)) for arg in args]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith(f"error: {option.replace('FILE', str(in_the_way))}: the folder cannot be made "
+                        f"(Not a directory)\n") and len(err.splitlines()) == 1

@@ -57,6 +57,16 @@ def test_mistakes_are_one_line_with_exit_2(cribcam, args, message):
     assert message in result.stderr and "Traceback" not in result.stderr
 
 
+def test_a_photo_with_no_card_in_it_is_said_so_not_how_to_confirm_names(cribcam, shipped_models, tmp_path):
+    blank = tmp_path / "blank.jpg"
+    cv2.imwrite(str(blank), np.full((900, 1200, 3), 235, np.uint8))
+    result = cribcam("teach", blank, "--name", "blank", "--model", shipped_models)
+    assert result.returncode == 2
+    assert result.stdout == "blank.jpg: 0 cards: none found\n"
+    assert result.stderr == ("cribcam teach: error: no card was found in blank.jpg: photograph the cards face up "
+                             "on a plain table, their corners in sight, and teach from those photos\n")
+
+
 def test_with_no_decks_the_listing_says_how_to_teach_one(cribcam, tmp_path):
     result = cribcam("decks")
     assert result.returncode == 0

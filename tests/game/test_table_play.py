@@ -50,7 +50,9 @@ def test_a_go_gives_the_last_card_one_for_the_go_and_the_last_card_pegs_one_for_
     (["Bob:5H"], "it is Ann's turn, not Bob's: Ann leads"),
     (["Ann:5H", "Ann:6H"], "it is Bob's turn, not Ann's"),
     (["Ann:KH", "Bob:QD", "Ann:9S", "Bob:5C"], "that makes 34: Bob says go"),
-    (["Ann:5H", "Bob:5H"], "the 5H is on the table already"),
+    (["Ann:5H", "Bob:5H"], "it is on the table already: a deck has one"),  # the card goes beside it
+    (["Ann:KH", "Bob:QD", "Ann:9S", "Ann:JC"],  # the card not named again in another form ("J♣: ... a JC")
+     "it is Bob's turn, not Ann's: Ann plays again only after Bob says go (and on 29 it would pass 31)"),
     (["Ann:5H", "Bob:go"], "Bob cannot say go on 5: any card fits under 31, so Bob plays one"),
     (["Ann:ZZ"], "'ZZ' is not a card"),
     (["Cat:5H"], "'Cat' is not one of the players"),
@@ -94,7 +96,7 @@ def test_a_card_misread_is_named_and_the_play_pegged_anew():
     assert fixed.totals == {"Ann": 0, "Bob": 0} and table.totals == {"Ann": 5, "Bob": 0}
     with pytest.raises(PlayRefused, match="the 7C was not laid"):
         table.corrected("7C", "8C")
-    with pytest.raises(PlayRefused, match="the 6H cannot be the 5D: the 5D is on the table already"):
+    with pytest.raises(PlayRefused, match="the 6H cannot be the 5D: it is on the table already"):
         table.corrected("6H", "5D")
     thirty_one, _ = play("Ann:KH", "Bob:QD", "Ann:AS", "Bob:KC")
     with pytest.raises(PlayRefused, match="the AS cannot be the 2S: that makes 32: Bob says go"):

@@ -128,7 +128,7 @@ def test_cribcam_live_headless_runs_a_clip_through_a_real_model(heldout_decks, r
 
 def test_cribcam_live_headless_writes_the_clips_hands_in_order(clip, shipped_models, tmp_path):
     path, record = clip
-    out = tmp_path / "results.jsonl"
+    out = tmp_path / "new" / "results.jsonl"  # its folder made, as `cribcam data build --out` makes its own
     result = live("--video", str(path), "--headless", "--out", str(out), "--model", str(shipped_models))
     assert result.returncode == 0, result.stderr
     locked = [json.loads(line) for line in out.read_text().splitlines()]
@@ -142,6 +142,10 @@ def test_cribcam_live_headless_writes_the_clips_hands_in_order(clip, shipped_mod
 @pytest.mark.parametrize("args,words", [
     (["--video", "clip.y4m", "--headless"], "--headless needs --out"),
     (["--video", "/no/such/clip.y4m", "--headless", "--out", "-"], "no such video: /no/such/clip.y4m"),
+    (["--video", "tests", "--headless", "--out", "-"],
+     "--video tests is a folder: give a video in it (.y4m, .mp4, .avi...), e.g. tests/hands.y4m"),
+    (["--play", "--video", "tests", "--headless", "--out", "-", "--players", "Ann", "Bob", "--dealer", "Bob"],
+     "--video tests is a folder"),
     (["--video", "CLIP", "--headless", "--out", "-", "--window", "3", "--agree", "5"],
      "agree must be 1 to window"),
     (["--video", "CLIP", "--headless", "--out", "-", "--model", "/no/models"],
@@ -151,6 +155,21 @@ def test_cribcam_live_usage_errors_are_one_line(clip, args, words):
     result = live(*[str(clip[0]) if a == "CLIP" else a for a in args])
     assert result.returncode == 2
     assert words in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("play", [[], ["--play", "--players", "Ann", "Bob", "--dealer", "Bob"]])
+def test_a_video_cut_short_or_not_a_video_is_said_in_cribcams_words_alone(clip, shipped_models, tmp_path, play):
+    cut = tmp_path / "cut.y4m"  # its header and part of its first frame
+    cut.write_bytes(clip[0].read_bytes()[:100_000])
+    result = live("--video", str(cut), "--headless", "--out", "-", "--model", str(shipped_models), *play)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == f"cribcam live: error: no frame could be read from video {cut}: the file is cut " \
+                            f"short or not a video OpenCV can read\n"
+    text = tmp_path / "notes.mp4"
+    text.write_text("hello\n")
+    result = live("--video", str(text), "--headless", "--out", "-", "--model", str(shipped_models), *play)
+    assert result.returncode == 2
+    assert result.stderr == f"cribcam live: error: cannot open video {text}\n"  # no FFmpeg "moov atom not found"
 
 
 def test_cribcam_live_with_a_damaged_model_says_so(clip, tmp_path):

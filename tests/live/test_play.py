@@ -10,7 +10,7 @@ import pytest
 from cribcam.datagen.photo_play_clips import single_card_photos, write_photo_play_clip
 from cribcam.datagen.play_clips import PlaySpec, write_play_clip
 from cribcam.game.table_play import TablePlay
-from cribcam.live.play import follow_play
+from cribcam.live.play import PlaySummary, follow_play
 from cribcam.vision.reading import Reading, SeenCard
 
 FPS = 10.0
@@ -55,7 +55,9 @@ def test_goes_are_said_at_their_frames_and_a_card_refused_is_said_so():
     tables = [["KH"], ["KH", "QD"], ["KH", "QD", "9S"], ["KH", "QD", "9S", "5C"], ["KH", "QD", "9S"],
               ["KH", "QD", "9S", "2C"]]
     frames, read = scripted(tables)
-    events = list(follow_play(frames, read, TablePlay(["Ann", "Bob"], "Bob"), FPS, {24: ["Bob"], 30: ["Ann"]}))
+    summary = PlaySummary()
+    events = list(follow_play(frames, read, TablePlay(["Ann", "Bob"], "Bob"), FPS, {24: ["Bob"], 30: ["Ann"]},
+                              summary))
     refused = [e for e in events if "refused" in e]
     assert refused == [{"frame": 23, "seconds": 2.3, "player": "Bob", "card": "5C",
                         "refused": "that makes 34: Bob says go", "unsure": False}]
@@ -64,6 +66,8 @@ def test_goes_are_said_at_their_frames_and_a_card_refused_is_said_so():
         [("Bob", "go", 24), ("Ann", "go: one for the go to Ann", 30)]
     last = [e for e in events if e.get("card") == "2C"]
     assert last and last[0]["player"] == "Bob" and last[0]["said"] == "2"  # Bob leads the next count
+    # What `cribcam live --play` says when the video ends.
+    assert summary.sentence() == "36 frames read, 4 cards laid, 2 goes, 1 move refused; pegged: Ann 1, Bob 0"
 
 
 def test_a_card_laid_in_front_of_a_player_out_of_his_turn_is_refused_as_his():
@@ -110,13 +114,14 @@ def live(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("clip", ["play_clip", "photo_play_clip"])
-def test_cribcam_live_play_pegs_a_clip_of_the_play_as_it_was_played(clip, shipped_models, request):
+def test_cribcam_live_play_pegs_a_clip_of_the_play_as_it_was_played(clip, shipped_models, request, tmp_path):
     path, record = request.getfixturevalue(clip)
     goes = [arg for said in record["goes"] for arg in ("--go", said)]
-    result = live("--play", "--video", str(path), "--headless", "--out", "-", "--players", *record["players"],
+    out = tmp_path / "new" / "events.jsonl"  # its folder made, as `cribcam data build --out` makes its own
+    result = live("--play", "--video", str(path), "--headless", "--out", str(out), "--players", *record["players"],
                   "--dealer", record["dealer"], *goes, "--model", str(shipped_models))
     assert result.returncode == 0, result.stderr
-    events = [json.loads(line) for line in result.stdout.splitlines()]
+    events = [json.loads(line) for line in out.read_text().splitlines()]
     assert [(e.get("card", "go"), e["said"], e["pegged"]) for e in events[:-1]] == \
         [(s.get("card", "go"), s["event"]["said"], s["event"]["pegged"]) for s in record["steps"]]
     for event, step in zip(events, record["steps"]):
@@ -124,6 +129,9 @@ def test_cribcam_live_play_pegs_a_clip_of_the_play_as_it_was_played(clip, shippe
             assert 0 <= event["frame"] - step["frame"] <= 5
     assert events[-1] == {"totals": {player: sum(s["event"]["pegged"].get(player, 0) for s in record["steps"])
                                      for player in record["players"]}}
+    pegged = ", ".join(f"{player} {points}" for player, points in events[-1]["totals"].items())
+    ended = f"cribcam live: play.y4m ended: {record['frames']} frames read, "  # said as a video of hands is
+    assert ended in result.stderr and f"; pegged: {pegged}\n" in result.stderr.split(ended)[1]
 
 
 @pytest.mark.parametrize("args,words", [

@@ -85,6 +85,8 @@ def test_bad_turns(turns, message):
     ("A:K B:K C:K A:go B:5", "turn 5 (B:5): B cannot play a 5 on 30, it would pass 31: B says "
                              "go (B:go)"),
     ("A:K B:K A:K A:5", "turn 4 (A:5): it is B's turn, not A's"),
+    ("A:K B:K A:9 A:J", "turn 4 (A:J): it is B's turn, not A's: A plays again only after B says go (B:go) "
+                        "(and on 29 it would pass 31)"),  # the card named once, in the turn
     ("A:K B:go", "turn 2 (B:go): B cannot say go on 10: any card fits under 31"),
     ("A:A B:2 A:3 B:4 A:5 B:6 A:7 B:go A:8", "turn 9 (A:8): A has played all 4 of his cards"),
     ("A:K B:6 A:K B:go A:2 A:2 B:8 B:7 B:9 A:3", "the play is over, every card is played"),

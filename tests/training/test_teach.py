@@ -219,3 +219,18 @@ def test_the_time_left_is_told_from_the_pace_of_the_work_done_not_of_the_prepari
     assert features.shape == (2, 10 * teach.CHUNK, 4)
     assert told[0] == (31.0, 40.0)  # 9 chunks left at a second each, not 31 seconds each
     assert [total - done for done, total in told] == [9.0, 8.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0, 0.0]
+
+
+@pytest.mark.parametrize("deck, said", [
+    ({"crops": 1, "held_back": "corners", "photos": 1, "taught": 1.0, "default": 0.0},
+     "checked on 1 card corner held back from the lesson: your deck now reads 1 right, cribcam untaught 0; "
+     "too few to tell what the lesson is worth: teach from 5 photos or more to check it on whole photos held back"),
+    ({"crops": 3, "held_back": "photos", "photos": 1, "taught": 0.6667, "default": 0.3333},
+     "checked on 3 cards in 1 photo held back from the lesson: your deck now reads 2 right, cribcam untaught 1; "
+     "too few to tell what the lesson is worth: more photos, or more cards in each, check it better"),
+    ({"crops": 12, "held_back": "photos", "photos": 2, "taught": 0.75, "default": 0.5},
+     "checked on 12 cards in 2 photos held back from the lesson: your deck now reads 9 right, cribcam untaught 6"),
+])
+def test_the_check_on_what_was_held_back_is_said_with_its_numbers_and_when_too_few_to_tell(deck, said):
+    checks = {"deck": deck, "training_designs": {"crops": 530, "taught": 0.91, "default": 0.91}}
+    assert teach.check_sentences(checks)[0] == said
