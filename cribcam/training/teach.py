@@ -337,17 +337,26 @@ def _hold_back(labels: dict, share: float, seed: int) -> tuple[dict, dict]:
         return ({image: entry if image not in held_photos else {"cards": []} for image, entry in labels.items()},
                 {image: entry if image in held_photos else {"cards": []} for image, entry in labels.items()})
     taught, held = {}, {}
+    could = []  # (image, a corner) of every card showing two corners or more
     for image, entry in labels.items():
         taught[image], held[image] = {"cards": []}, {"cards": []}
         by_card: dict[str, list[dict]] = {}
         for label in entry["cards"]:
             by_card.setdefault(label["card"], []).append(label)
         for card_labels in by_card.values():
-            if len(card_labels) >= 2 and rng.random() < share:
-                k = int(rng.integers(len(card_labels)))
-                held[image]["cards"].append(card_labels[k])
-                card_labels = card_labels[:k] + card_labels[k + 1:]
+            if len(card_labels) >= 2:
+                could.append((image, card_labels[0]))
+                if rng.random() < share:
+                    k = int(rng.integers(len(card_labels)))
+                    held[image]["cards"].append(card_labels[k])
+                    card_labels = card_labels[:k] + card_labels[k + 1:]
             taught[image]["cards"] += card_labels
+    if could and not any(entry["cards"] for entry in held.values()):
+        # The draw held nothing back though it could: one corner checked says little (and the
+        # check says so), but it is not "nothing to check on".
+        image, corner = could[int(rng.integers(len(could)))]
+        taught[image]["cards"].remove(corner)
+        held[image]["cards"].append(corner)
     return taught, held
 
 

@@ -234,3 +234,17 @@ def test_the_time_left_is_told_from_the_pace_of_the_work_done_not_of_the_prepari
 def test_the_check_on_what_was_held_back_is_said_with_its_numbers_and_when_too_few_to_tell(deck, said):
     checks = {"deck": deck, "training_designs": {"crops": 530, "taught": 0.91, "default": 0.91}}
     assert teach.check_sentences(checks)[0] == said
+
+
+def test_a_corner_is_held_back_whenever_a_card_shows_two():
+    from cribcam.training.teach import _hold_back
+
+    # Three photos, one card among them showing both corners: whatever the draw, it is checked on.
+    labels = {"a.jpg": {"cards": [{"card": "8D", "box": [0, 0, 10, 20]}, {"card": "8D", "box": [90, 90, 100, 110]}]},
+              "b.jpg": {"cards": [{"card": "QH", "box": [0, 0, 10, 20]}]},
+              "c.jpg": {"cards": [{"card": "2S", "box": [0, 0, 10, 20]}]}}
+    for seed in range(20):
+        taught, held = _hold_back(labels, 0.25, seed)
+        assert [c["card"] for c in held["a.jpg"]["cards"]] == ["8D"], seed
+        assert [c["card"] for c in taught["a.jpg"]["cards"]] == ["8D"]  # its other corner is taught
+        assert taught["b.jpg"] == labels["b.jpg"] and not held["b.jpg"]["cards"]
