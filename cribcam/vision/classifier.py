@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from cribcam.vision.crops import index_crop, tilted, to_blob
+from cribcam.vision.decks import DeckError
 from cribcam.vision.models import onnx_session
 from cribcam.vision.rank_reader import RANK_TEXTS
 
@@ -208,14 +209,14 @@ class DeckClassifier:
         bundled: the classifier the deck was taught on.
 
     Raises:
-        ValueError: the heads were fitted on another model's features, or the bundled model
-            answers none.
+        DeckError: the heads were fitted on another model's features, or the bundled model
+            answers none: the deck is to be taught again, the model is fine.
     """
 
     def __init__(self, heads: Path, bundled: IndexClassifier):
         self.heads = TaughtHeads(heads)
         if not bundled.has_features or self.heads.classifier != bundled.fingerprint():
-            raise ValueError(f"the deck at {self.heads.path.parent} was taught on another card classifier than "
+            raise DeckError(f"the deck at {self.heads.path.parent} was taught on another card classifier than "
                              f"{bundled.path}: teach it again from its photos (cribcam teach "
                              f"{self.heads.path.parent}/photos/*.jpg --labels {self.heads.path.parent}/labels.json "
                              f"--name NEW-NAME)")

@@ -88,3 +88,17 @@ def test_a_folder_given_for_a_photo_is_named_a_folder_with_what_to_give(tmp_path
     result = cribcam("read", str(tmp_path))
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert f"{tmp_path} is a folder: give a photo in it" in result.stderr
+
+
+def test_a_deck_taught_on_another_classifier_is_said_as_the_decks_to_teach_again(shipped_models, tmp_path,
+                                                                                 monkeypatch):
+    from cribcam.cli.main import UsageError
+    from cribcam.cli.model import open_reader
+
+    heads = tmp_path / "heads.npz"  # a deck's heads, fitted on another classifier's features
+    np.savez(heads, mean=np.zeros(160), scale=np.ones(160), rank_weights=np.zeros((160, 14)), rank_bias=np.zeros(14),
+             suit_weights=np.zeros((160, 4)), suit_bias=np.zeros(4), classifier="0" * 64)
+    monkeypatch.setattr("cribcam.vision.decks.deck_classifier", lambda name: heads)
+    with pytest.raises(UsageError) as said:
+        open_reader(shipped_models, "kitchen")
+    assert str(said.value).startswith(f"the deck at {tmp_path} was taught on another card classifier")

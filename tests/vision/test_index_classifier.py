@@ -10,6 +10,7 @@ from cribcam.scoring.cards import CARD_CODES
 from cribcam.vision.classifier import (KEEP_NONE, TILTED_BELOW, TILTED_UNLESS_NONE, TILTS, DeckClassifier, IndexClassifier,
                                        cards_from_heads, heads_from_cards, softmax)
 from cribcam.vision.crops import tilted
+from cribcam.vision.decks import DeckError
 from cribcam.vision.models import model_files
 from cribcam.vision.rank_reader import RANK_TEXTS
 
@@ -101,7 +102,7 @@ def test_heads_of_another_classifier_or_no_heads_file_are_refused(shipped_models
     heads = _heads(tmp_path / "heads.npz", bundled)
     with np.load(heads) as saved:
         np.savez(tmp_path / "other.npz", **{**saved, "classifier": "0" * 64})
-    with pytest.raises(ValueError, match="taught on another card classifier"):
+    with pytest.raises(DeckError, match="taught on another card classifier"):
         DeckClassifier(tmp_path / "other.npz", bundled)
     (tmp_path / "broken.npz").write_bytes(b"not a heads file")
     with pytest.raises(ValueError, match="not a taught deck's heads file"):
