@@ -29,8 +29,8 @@ def add_db_option(parser) -> None:
     """``--db URL``: where games are kept (``cribcam game`` and ``cribcam serve``)."""
     parser.add_argument("--db", metavar="URL",
                         help="the games' database: sqlite:///PATH or postgresql://USER@HOST/NAME "
-                             "(default: $CRIBCAM_DB, else $XDG_DATA_HOME/cribcam/games.sqlite3, "
-                             "by default in ~/.local/share/cribcam/)")
+                             "(default: $CRIBCAM_DB, else games.sqlite3 in the data folder: "
+                             "$CRIBCAM_DATA, else $XDG_DATA_HOME/cribcam, by default ~/.local/share/cribcam)")
 
 
 def add_parser(subparsers) -> None:

@@ -6,8 +6,8 @@ checks the new entry against the replayed game before writing it, so a refused e
 server killed half-way, leaves the saved game as it was.
 
 The database is ``--db URL``, else the ``CRIBCAM_DB`` environment variable, else the file
-``games.sqlite3`` in the user's data folder (``$XDG_DATA_HOME/cribcam``, by default
-``~/.local/share/cribcam``). PostgreSQL: ``postgresql://user@host/dbname`` (needs
+``games.sqlite3`` in the user's data folder (``vision.decks.data_dir``: ``$CRIBCAM_DATA``, else
+``$XDG_DATA_HOME/cribcam``, by default ``~/.local/share/cribcam``), beside the taught decks. PostgreSQL: ``postgresql://user@host/dbname`` (needs
 ``pip install 'cribcam[postgres]'``).
 """
 
@@ -25,6 +25,7 @@ from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
 
 from cribcam.game import Game, GameError, Setup, replay, tally
 from cribcam.game import undo as undo_entry
+from cribcam.vision.decks import data_dir
 
 DB_ENV = "CRIBCAM_DB"
 PER_PAGE = 20  # games a page of the list of games, by default
@@ -96,8 +97,7 @@ def default_url() -> str:
     """``CRIBCAM_DB``, else the SQLite file in the user's data folder."""
     if os.environ.get(DB_ENV):
         return os.environ[DB_ENV]
-    data = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return f"sqlite:///{data / 'cribcam' / 'games.sqlite3'}"
+    return f"sqlite:///{data_dir() / 'games.sqlite3'}"
 
 
 def connect(url: str | None = None) -> Engine:

@@ -185,5 +185,5 @@ def test_the_database_help_says_where_the_games_are_kept(capsys, monkeypatch, co
     with pytest.raises(SystemExit):
         main([*command, "--help"])
     said = " ".join(capsys.readouterr().out.split())
-    assert ("(default: $CRIBCAM_DB, else $XDG_DATA_HOME/cribcam/games.sqlite3, by default in "
-            "~/.local/share/cribcam/)") in said
+    assert ("(default: $CRIBCAM_DB, else games.sqlite3 in the data folder: $CRIBCAM_DATA, else "
+            "$XDG_DATA_HOME/cribcam, by default ~/.local/share/cribcam)") in said

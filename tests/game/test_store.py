@@ -142,6 +142,7 @@ def test_an_unknown_game(database_url):
 
 def test_the_default_database_is_in_the_users_data_folder(monkeypatch, tmp_path):
     monkeypatch.delenv("CRIBCAM_DB", raising=False)
+    monkeypatch.delenv("CRIBCAM_DATA", raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     assert default_url() == f"sqlite:///{tmp_path}/cribcam/games.sqlite3"
     GameStore()
@@ -149,6 +150,8 @@ def test_the_default_database_is_in_the_users_data_folder(monkeypatch, tmp_path)
     monkeypatch.delenv("XDG_DATA_HOME")
     monkeypatch.setenv("HOME", str(tmp_path))
     assert default_url() == f"sqlite:///{tmp_path}/.local/share/cribcam/games.sqlite3"
+    monkeypatch.setenv("CRIBCAM_DATA", str(tmp_path / "club"))  # the whole data folder moved, decks and games
+    assert default_url() == f"sqlite:///{tmp_path}/club/games.sqlite3"
     monkeypatch.setenv("CRIBCAM_DB", "sqlite:///elsewhere.sqlite3")
     assert default_url() == "sqlite:///elsewhere.sqlite3"
 
