@@ -6,6 +6,10 @@ from pathlib import Path
 
 from cribcam.cli.main import UsageError
 
+# What the command line reads: the web's formats (``vision.images.FORMATS``), and TIFF, which
+# OpenCV reads from a file though the web refuses it.
+PHOTO_FORMATS = "JPEG, PNG, WebP, BMP or TIFF"
+
 
 def open_reader(model: Path | None, deck: str | None = None):
     """A ``CardReader`` on the ``--model`` given, or on the bundled model when it is None,
@@ -44,7 +48,7 @@ def read_photo(path: Path):
     from cribcam.vision.images import ImageError, ImageTooLarge, check_pixels, sniff_file
 
     if path.is_dir():
-        raise UsageError(f"{path} is a folder: give a photo in it (JPEG, PNG, BMP, TIFF or WebP), "
+        raise UsageError(f"{path} is a folder: give a photo in it ({PHOTO_FORMATS}), "
                          f"e.g. {path / 'hand.jpg'}")
     if not path.is_file():
         raise UsageError(f"no such file: {path}")
@@ -56,5 +60,5 @@ def read_photo(path: Path):
         pass  # a format the header reader does not know (TIFF): OpenCV reads it, or says so
     image = cv2.imread(str(path))
     if image is None:
-        raise UsageError(f"{path} is not an image OpenCV can read (JPEG, PNG, BMP, TIFF, WebP)")
+        raise UsageError(f"{path} is not an image OpenCV can read ({PHOTO_FORMATS})")
     return image

@@ -8,7 +8,7 @@ from pathlib import Path
 from cribcam.cli.count import add_count_options, format_report
 from cribcam.cli.decks import add_deck_option
 from cribcam.cli.main import UsageError
-from cribcam.cli.model import open_reader, read_photo
+from cribcam.cli.model import PHOTO_FORMATS, open_reader, read_photo
 from cribcam.cli.output import output_folder
 
 
@@ -17,7 +17,7 @@ def add_parser(subparsers) -> None:
         "read", help="read a hand from a photo and count it",
         description="Read the cards in a photo, count the hand and judge a claim.",
         epilog="example: cribcam read hand.jpg --claim 12 --annotate hand-read.png")
-    parser.add_argument("photo", type=Path, help="a JPEG or PNG photo of the hand and starter")
+    parser.add_argument("photo", type=Path, help=f"a photo of the hand and starter ({PHOTO_FORMATS})")
     add_count_options(parser, starter_required=False)
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--annotate", type=Path, metavar="OUT.png",
