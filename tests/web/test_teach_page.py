@@ -48,12 +48,18 @@ def teaching_server(shipped_models, tmp_path, monkeypatch, live_server_factory):
     return app, live_server_factory(app)
 
 
+def teach_tab(browser, server, viewport) -> Page:
+    """A tab on the server's teach page, ready."""
+    tab = Page(browser, server.url, viewport)
+    tab.page.goto(server.url + "/teach")
+    expect(tab.page.locator("body.ready")).to_have_count(1)
+    return tab
+
+
 def test_teach_a_deck_on_the_page_then_read_with_it(browser, teaching_server, layout_photos):  # noqa: F811
     app, server = teaching_server
-    tab = Page(browser, server.url, DESKTOP)
+    tab = teach_tab(browser, server, DESKTOP)
     page = tab.page
-    page.goto(server.url + "/teach")
-    expect(page.locator("body.ready")).to_have_count(1)
     expect(page.locator("#count-panel")).to_be_hidden()  # nothing to count before a deck is taught
     expect(page.locator("#teach-unavailable")).to_have_count(0)  # this server can teach
 
@@ -238,10 +244,8 @@ def test_a_name_the_reader_proposes_unsurely_waits_for_the_players_word(browser,
 
     monkeypatch.setattr(layout, "SURE_PROPOSAL", 1.01)  # every proposal unsure: the page's side of it
     _, server = teaching_server
-    tab = Page(browser, server.url, DESKTOP)
+    tab = teach_tab(browser, server, DESKTOP)
     page = tab.page
-    page.goto(server.url + "/teach")
-    expect(page.locator("body.ready")).to_have_count(1)
     page.check('input[name="naming"][value="one"]')
     expect(page.locator("#add-photos")).to_have_text("Add photos of one card each")
     page.fill("#deck-name", "checked-deck")
@@ -279,10 +283,8 @@ def test_letters_teaching_is_unsure_of_are_asked_before_it_teaches(browser, teac
         files.append(tmp_path / f"{suit}.jpg")
         cv2.imwrite(str(files[-1]), image)
     _, server = teaching_server
-    tab = Page(browser, server.url, DESKTOP)
+    tab = teach_tab(browser, server, DESKTOP)
     page = tab.page
-    page.goto(server.url + "/teach")
-    expect(page.locator("body.ready")).to_have_count(1)
     page.fill("#deck-name", "dutch-deck")
     page.set_input_files("#teach-input", [str(f) for f in files])
     expect(page.locator(".layout-photo")).to_have_count(2, timeout=60_000)
@@ -343,10 +345,8 @@ def answer_photos(page, answers: list[dict]) -> list[dict]:
 
 def test_counts_on_the_teach_page_say_one_card_not_one_cards(browser, teaching_server):  # noqa: F811
     _, server = teaching_server
-    tab = Page(browser, server.url, DESKTOP)
+    tab = teach_tab(browser, server, DESKTOP)
     page = tab.page
-    page.goto(server.url + "/teach")
-    expect(page.locator("body.ready")).to_have_count(1)
     answer_photos(page, [{"name": "ace.jpg", "names": ["AC"]}])
     page.check('input[name="naming"][value="one"]')
     page.set_input_files("#teach-input", [str(DATA / "webcam-5-cards.jpg")])
@@ -358,10 +358,8 @@ def test_a_photo_whose_suit_is_not_made_out_leaves_the_next_suit_as_it_was(brows
     # A photo of four cards of mixed suits taken as the clubs: none named; the next photo once
     # went on to the diamonds all the same.
     _, server = teaching_server
-    tab = Page(browser, server.url, PHONE)
+    tab = teach_tab(browser, server, PHONE)
     page = tab.page
-    page.goto(server.url + "/teach")
-    expect(page.locator("body.ready")).to_have_count(1)
     clubs = [f"{rank}C" for rank in "A23456789TJQK"]
     sent = answer_photos(page, [
         {"name": "hand.jpg", "names": [None] * 4, "problems": ["hand.jpg: 4 of the 13 clubs found"]},
@@ -390,10 +388,8 @@ def test_more_photos_than_a_deck_takes_add_the_first_and_say_which_were_left_out
                                                                                  teaching_server):
     # Nine photos chosen at once added none, and the status said "Blank.jpg: ..." of blank.jpg.
     _, server = teaching_server
-    tab = Page(browser, server.url, PHONE)
+    tab = teach_tab(browser, server, PHONE)
     page = tab.page
-    page.goto(server.url + "/teach")
-    expect(page.locator("body.ready")).to_have_count(1)
     most = teach.MAX_PHOTOS
     expect(page.locator("#photo-limit")).to_have_text(f"A deck is taught from {most} photos at most.")  # said before
     names = [f"layout-{k}.jpg" for k in range(1, most + 1)] + ["blank.jpg"]
@@ -415,10 +411,8 @@ def test_more_photos_than_a_deck_takes_add_the_first_and_say_which_were_left_out
 
 def test_a_photo_the_server_refuses_leaves_those_before_it_shown(browser, teaching_server):  # noqa: F811
     _, server = teaching_server
-    tab = Page(browser, server.url, DESKTOP)
+    tab = teach_tab(browser, server, DESKTOP)
     page = tab.page
-    page.goto(server.url + "/teach")
-    expect(page.locator("body.ready")).to_have_count(1)
     answer_photos(page, [{"name": "clubs.jpg", "names": ["AC"]}, {"refused": "no cards found"}])
     page.set_input_files("#teach-input", [jpeg("clubs.jpg"), jpeg("blank.jpg")])
     expect(page.locator("#teach-status")).to_have_text("blank.jpg: no cards found")  # the file's name as it is
