@@ -154,15 +154,17 @@ def _drop_unsure_on_faces(cards: list[_Card], found: Detections) -> None:
     With a count, ``_keep_at_most`` settles such cards; without one they came back as a phantom
     second card on photos of a single card (4 of the 19 false cards on the real training photos,
     no right card lost there or on synth-choose; models/HISTORY.md, "Run 9")."""
-    faces = np.array([_face(found, card.boxes) for card in cards if len(card.boxes) >= 2]).reshape(-1, 4)
+    faces = card_faces(found.xyxy[card.boxes] for card in cards)
     for card in [c for c in cards if len(c.boxes) == 1
                  and (c.guessed or found.scores[c.boxes[0], c.class_id] < FACE_PHANTOM_CONF)]:
         if holds(faces, found.centers[card.boxes[0]]).any():
             cards.remove(card)
 
 
-def _face(found: Detections, boxes: list[int]) -> np.ndarray:
-    return face(found.xyxy[boxes])
+def card_faces(cards_corners) -> np.ndarray:
+    """The faces (``face``) of the cards read from two corners or more, as rows: one card's
+    corner boxes each item of ``cards_corners``."""
+    return np.array([face(corners) for corners in cards_corners if len(corners) >= 2], np.float32).reshape(-1, 4)
 
 
 def face(corners: np.ndarray) -> np.ndarray:
@@ -204,7 +206,7 @@ def _read_surely(card: _Card, found: Detections, others: list[_Card]) -> bool:
     pips and art lie."""
     if card.guessed or found.scores[card.boxes, card.class_id].max() < UNSURE_CONF:
         return False
-    faces = np.array([_face(found, c.boxes) for c in others if len(c.boxes) >= 2]).reshape(-1, 4)
+    faces = card_faces(found.xyxy[c.boxes] for c in others)
     return not all(holds(faces, found.centers[box]).any() for box in card.boxes)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from cribcam.scoring.spoken import counted
 from cribcam.vision.classifier import DeckClassifier, IndexClassifier
-from cribcam.vision.corners import cards_from_corners, face
+from cribcam.vision.corners import card_faces, cards_from_corners
 from cribcam.vision.detections import NUM_CLASSES, Detections, box_iou, holds, suppress
 from cribcam.vision.finder import IndexFinder
 from cribcam.vision.models import ModelMissingError, model_files, rank_reader_file
@@ -312,13 +312,13 @@ def _cut_off(cards: list[SeenCard], width: int, height: int) -> tuple[list[SeenC
 def _marks(weak: Detections, cards: list[SeenCard]) -> np.ndarray:
     """The boxes of ``weak`` that show a card that could not be read: in no index read (or
     guessed), at least ``MARK_APART`` index sizes from every one, and not on the face of a
-    card read from two corners (``corners.face``), where its pips and court art lie."""
+    card read from two corners (``corners.card_faces``), where its pips and court art lie."""
     read = np.array([b for card in cards for b in card.boxes], np.float32).reshape(-1, 4)
     if not len(read) or not len(weak):
         return weak.xyxy
     centres = (read[:, :2] + read[:, 2:]) / 2
     apart = np.linalg.norm(weak.centers[:, None, :] - centres[None, :, :], axis=2).min(axis=1) / weak.sizes
-    faces = np.array([face(card.boxes) for card in cards if len(card.boxes) >= 2], np.float32).reshape(-1, 4)
+    faces = card_faces(card.boxes for card in cards)
     inside = np.array([holds(read, centre).any() or holds(faces, centre).any() for centre in weak.centers])
     return weak.xyxy[(apart >= MARK_APART) & ~inside]
 
