@@ -353,7 +353,8 @@ def name_in_order(photo: LayoutPhoto, suit: str) -> None:
         else:
             photo.problems.append(f"{photo.name}: {found} of the 13 {suit_name} found and it cannot tell which "
                                   f"{'is' if len(RANKS) - found == 1 else 'are'} missing: show both corners of "
-                                  f"every card and photograph them again, or name the cards on the teach page")
+                                  f"every card and photograph them again, or name its cards yourself (on the teach "
+                                  f"page, or with --labels)")
         for card in photo.cards:
             card.name = None
         return

@@ -63,8 +63,8 @@ def test_when_the_cards_cannot_be_placed_nothing_is_named(layouts):
     photo, _ = _named_by_order(image, labels, "D", drop={"KD"})  # the last card: no gap shows it
     assert all(card.name is None for card in photo.cards)
     assert photo.problems == ["D.jpg: 12 of the 13 diamonds found and it cannot tell which is missing: show "
-                              "both corners of every card and photograph them again, or name the cards on "
-                              "the teach page"]
+                              "both corners of every card and photograph them again, or name its cards "
+                              "yourself (on the teach page, or with --labels)"]
 
 
 def test_labelled_cards_the_finder_does_not_see_are_named(layouts):
