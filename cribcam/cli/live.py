@@ -214,7 +214,9 @@ def _opened(args, frame_size: tuple[int, int] | None = None):
     source = f"video {args.video}" if args.video is not None else f"camera {camera}"
     capture = cv2.VideoCapture(str(args.video) if args.video is not None else camera)
     if not capture.isOpened():
-        raise UsageError(f"cannot open {source}")
+        raise UsageError(f"cannot open {source}" + (
+            ": it is not a video OpenCV can read (.y4m, .mp4, .avi...)" if args.video is not None else
+            ": no such camera, or another program is using it"))
     if frame_size and args.video is None:
         capture.set(cv2.CAP_PROP_FRAME_WIDTH, frame_size[0])
         capture.set(cv2.CAP_PROP_FRAME_HEIGHT, frame_size[1])

@@ -146,6 +146,8 @@ def test_cribcam_live_headless_writes_the_clips_hands_in_order(clip, shipped_mod
      "--video tests is a folder: give a video in it (.y4m, .mp4, .avi...), e.g. tests/hands.y4m"),
     (["--play", "--video", "tests", "--headless", "--out", "-", "--players", "Ann", "Bob", "--dealer", "Bob"],
      "--video tests is a folder"),
+    (["--camera", "7", "--headless", "--out", "-"],
+     "cannot open camera 7: no such camera, or another program is using it"),
     (["--video", "CLIP", "--headless", "--out", "-", "--window", "3", "--agree", "5"],
      "agree must be 1 to window"),
     (["--video", "CLIP", "--headless", "--out", "-", "--model", "/no/models"],
@@ -169,7 +171,8 @@ def test_a_video_cut_short_or_not_a_video_is_said_in_cribcams_words_alone(clip, 
     text.write_text("hello\n")
     result = live("--video", str(text), "--headless", "--out", "-", "--model", str(shipped_models), *play)
     assert result.returncode == 2
-    assert result.stderr == f"cribcam live: error: cannot open video {text}\n"  # no FFmpeg "moov atom not found"
+    assert result.stderr == (f"cribcam live: error: cannot open video {text}: it is not a video OpenCV can read "
+                             f"(.y4m, .mp4, .avi...)\n")  # and no FFmpeg "moov atom not found"
 
 
 def test_cribcam_live_with_a_damaged_model_says_so(clip, tmp_path):
