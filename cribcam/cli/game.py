@@ -10,7 +10,8 @@
     cribcam game list [--page N] [--per-page N] [--json]   (the games kept, last changed first)
 
 Games are kept in the database of ``--db URL``, else ``CRIBCAM_DB``, else the SQLite file in
-the user's data folder: the same games the web app shows.
+the user's data folder: the same games the web app shows. Only ``new`` makes that database
+when it is not there yet; the other actions say so (``list``: no games kept yet).
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ def run_new(args) -> int:
     setup = _game_call(lambda: Setup.for_count(int(players[0]), **options)
                        if len(players) == 1 and players[0].isdigit()
                        else Setup(tuple(players), **options))
-    store = _store(args)
+    store = _store(args, create=True)
     game_id = store.create(setup)
     print(game_id)  # alone on standard output: ID=$(cribcam game new ...) keeps it
     print(f"Game {game_id}\n{format_state(store.state(game_id))}", file=sys.stderr)
@@ -147,24 +148,35 @@ def run_next(args) -> int:
 
 
 def run_list(args) -> int:
-    from cribcam.game.store import PER_PAGE
-
-    store = _store(args)
-    listing = store.page(args.page, args.per_page or PER_PAGE)
+    listing, missing = _game_call(lambda: _list_page(args))
     if args.json:
         print(json.dumps(listing, ensure_ascii=False))
     else:
-        print(format_list(listing))
+        print(format_list(listing, missing))
     return 0
 
 
-def format_list(listing: dict) -> str:
-    """The games as a table: id, sides and scores, where the game stands, last change."""
+def _list_page(args) -> tuple[dict, str | None]:
+    """The page of the list asked for, and why it is empty when there is no database yet."""
+    from cribcam.game.store import PER_PAGE, GameStore, NoDatabase, list_page
+
+    per_page = args.per_page or PER_PAGE
+    try:
+        return GameStore(args.db, create=False).page(args.page, per_page), None
+    except NoDatabase as missing:
+        # No game kept yet on this machine, or a mistyped --db: listing makes nothing.
+        return list_page({"games": [], "total": 0}, args.page, per_page), str(missing)
+
+
+def format_list(listing: dict, missing: str | None = None) -> str:
+    """The games as a table: id, sides and scores, where the game stands, last change;
+    ``missing``: why there are none (no database at the path), said when the list is empty."""
     if not listing["games"]:
         if listing["total"]:
             return (f"No games on page {listing['page']}: the {listing['total']} games kept "
                     f"fill {listing['pages']} page{'s' if listing['pages'] != 1 else ''}.")
-        return "No games kept yet: start one with cribcam game new --players Ann Bob"
+        where = f" ({missing})" if missing else ""
+        return f"No games kept yet{where}: start one with cribcam game new --players Ann Bob"
     rows = [("ID", "PLAYERS", "SCORE", "TO", "STATE", "LAST CHANGE (UTC)")]
     for game in listing["games"]:
         rows.append((game["id"], " v ".join(side["name"] for side in game["sides"]),
@@ -275,10 +287,12 @@ def _print_state(args, state: dict) -> int:
     return 0
 
 
-def _store(args):
+def _store(args, create: bool = False):
+    """The games of ``--db``. Only a new game (``create``) makes the database when it is not
+    there yet: any other command says so, so that a mistyped --db makes nothing."""
     from cribcam.game.store import GameStore
 
-    return _game_call(lambda: GameStore(args.db))
+    return _game_call(lambda: GameStore(args.db, create))
 
 
 def _game_call(call):

@@ -21,7 +21,7 @@ from pathlib import Path
 from sqlalchemy import (JSON, Column, DateTime, ForeignKey, Integer, MetaData, String, Table,
                         create_engine, delete, func, insert, inspect, select, text, update)
 from sqlalchemy.engine import Connection, Engine, make_url
-from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
+from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError
 
 from cribcam.game import Game, GameError, Setup, replay, tally
 from cribcam.game import undo as undo_entry
@@ -82,7 +82,12 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 
 class StoreError(GameError):
-    """The database cannot be used: a bad URL, a missing driver, a newer schema."""
+    """The database cannot be used: a bad URL, a missing driver, a newer schema, a file that
+    is no database, a folder that cannot be made..."""
+
+
+class NoDatabase(StoreError):
+    """No SQLite file at the database's path, and a command that only reads makes none."""
 
 
 class GameNotFound(GameError):
@@ -100,31 +105,56 @@ def default_url() -> str:
     return f"sqlite:///{data_dir() / 'games.sqlite3'}"
 
 
-def connect(url: str | None = None) -> Engine:
-    """An engine on ``url`` (``default_url()`` when None) with the schema brought up to date."""
+def connect(url: str | None = None, create: bool = True) -> Engine:
+    """An engine on ``url`` (``default_url()`` when None) with the schema brought up to date.
+
+    Args:
+        create: make the SQLite file, and its folder, when they are not there yet (a new
+            game does); False to raise ``NoDatabase`` instead, so that reading from a
+            mistyped path makes nothing.
+
+    Raises:
+        StoreError: the database cannot be used (``NoDatabase``: there is none to open).
+    """
     url = url or default_url()
     try:
         parsed = make_url(url)
     except ArgumentError:
         raise StoreError(f"{url!r} is not a database URL: use sqlite:///path/games.sqlite3 or "
                          f"postgresql://user@host/dbname") from None
+    shown = parsed.render_as_string()  # as given, the password hidden
     if parsed.drivername == "postgresql":
         parsed = parsed.set(drivername="postgresql+psycopg")  # psycopg 3, the postgres extra
     if parsed.drivername.startswith("sqlite") and parsed.database not in (None, "", ":memory:"):
-        Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        # SQLite opens the path as it is: ~ is expanded here, so that the file checked or
+        # made is the one opened.
+        path = Path(parsed.database).expanduser()
+        parsed = parsed.set(database=str(path))
+        try:
+            missing = not path.exists()
+            if missing and create:
+                path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a folder that cannot be made or looked into
+            raise _unusable(shown, f"{exc.filename}: {exc.strerror}") from None
+        if missing and not create:
+            raise NoDatabase(f"no games database at {path}")
     try:
         engine = create_engine(parsed)
     except ModuleNotFoundError as exc:
         raise StoreError(f"no driver for {parsed.drivername} ({exc.name} is not installed): "
                          f"pip install 'cribcam[postgres]'") from None
     except ArgumentError as exc:
-        raise StoreError(f"cannot use {url!r}: {exc}") from None
+        raise _unusable(shown, str(exc)) from None
     try:
         migrate(engine)
-    except OperationalError as exc:
-        raise StoreError(f"cannot open the database {parsed.render_as_string()}: "
-                         f"{exc.orig}") from None
+    except DBAPIError as exc:  # no server, a file that is no database, no permission...
+        engine.dispose()
+        raise _unusable(shown, " ".join(str(exc.orig).split())) from None  # on one line
     return engine
+
+
+def _unusable(shown: str, why: str) -> StoreError:
+    return StoreError(f"the games database {shown} cannot be used: {why}")
 
 
 def migrate(engine: Engine) -> int:
@@ -143,6 +173,14 @@ def migrate(engine: Engine) -> int:
     return SCHEMA_VERSION
 
 
+def list_page(found: dict, page: int, per_page: int) -> dict:
+    """``found`` (as ``GameStore.games`` gives it) as page ``page`` of the list of games, as
+    ``GET /api/games`` answers: ``{"games", "page", "per_page", "total", "pages"}``."""
+    pages = max(1, -(-found["total"] // per_page))
+    return {"games": found["games"], "page": page, "per_page": per_page,
+            "total": found["total"], "pages": pages}
+
+
 class GameStore:
     """Saved games: create one, add an entry, undo, read the state, export, list them.
 
@@ -150,22 +188,25 @@ class GameStore:
         url: a database URL; None for ``default_url()``.
     """
 
-    def __init__(self, url: str | None = None):
-        self.engine = connect(url)
+    def __init__(self, url: str | None = None, create: bool = True):
+        self.engine = connect(url, create)
 
     def create(self, setup: Setup, match_id: str | None = None) -> str:
         """Saves a new game (the first of a new match unless ``match_id``); returns its id."""
-        now = _now()
         with self.engine.begin() as connection:
-            if match_id is None:
-                match_id = _new_id()
-                connection.execute(insert(matches).values(id=match_id, created=now))
-            number = connection.execute(select(func.count()).select_from(games)
-                                        .where(games.c.match_id == match_id)).scalar_one() + 1
-            game_id = _new_id()
-            connection.execute(insert(games).values(id=game_id, match_id=match_id, number=number,
-                                                    setup=setup.as_dict(), created=now,
-                                                    changed=now))
+            return self._create(connection, setup, match_id)
+
+    def _create(self, connection: Connection, setup: Setup, match_id: str | None) -> str:
+        now = _now()
+        if match_id is None:
+            match_id = _new_id()
+            connection.execute(insert(matches).values(id=match_id, created=now))
+        number = connection.execute(select(func.count()).select_from(games)
+                                    .where(games.c.match_id == match_id)).scalar_one() + 1
+        game_id = _new_id()
+        connection.execute(insert(games).values(id=game_id, match_id=match_id, number=number,
+                                                setup=setup.as_dict(), created=now,
+                                                changed=now))
         return game_id
 
     def game(self, game_id: str) -> Game:
@@ -200,6 +241,12 @@ class GameStore:
         it still fit without it; returns the game without it."""
         with self.engine.begin() as connection:
             setup, log = self._load(connection, game_id, for_update=True)
+            following = _following(connection, game_id).next_id
+            if following is not None:
+                # The next game's first dealer is this one's loser, and the match tallies
+                # this one's result: changing it now would leave the match inconsistent.
+                raise GameError(f"game {game_id}'s result stands: the match's next game "
+                                f"{following} has begun from it; undo in {following} instead")
             game, kept = undo_entry(setup, log, number)
             start = len(log) - 1 if number is None else number - 1
             # The log stays numbered 0, 1, 2...: the entries after the one dropped move down.
@@ -214,12 +261,9 @@ class GameStore:
         return game
 
     def page(self, page: int = 1, per_page: int = PER_PAGE) -> dict:
-        """Page ``page`` (1 for the first) of the games kept, as ``GET /api/games`` answers:
-        ``{"games", "page", "per_page", "total", "pages"}``."""
-        found = self.games(limit=per_page, offset=(page - 1) * per_page)
-        pages = max(1, -(-found["total"] // per_page))
-        return {"games": found["games"], "page": page, "per_page": per_page,
-                "total": found["total"], "pages": pages}
+        """Page ``page`` (1 for the first) of the games kept, as ``list_page`` makes it."""
+        return list_page(self.games(limit=per_page, offset=(page - 1) * per_page), page,
+                         per_page)
 
     def games(self, limit: int = PER_PAGE, offset: int = 0) -> dict:
         """The games kept, the last changed first: ``{"games": [...], "total": N}``.
@@ -246,21 +290,23 @@ class GameStore:
 
     def next_game(self, game_id: str) -> str:
         """Starts the next game of a finished game's match (the loser deals first), or gives
-        the one started from it already: "next game" pressed twice starts one game, not two."""
-        game = self.game(game_id)
-        if not game.over:
-            raise GameError("the game is not over yet: finish it before starting the next")
-        with self.engine.connect() as connection:
-            this = connection.execute(select(games.c.match_id, games.c.number)
-                                      .where(games.c.id == game_id)).one()
-            started = connection.execute(select(games.c.id).where(games.c.match_id == this.match_id,
-                                                                  games.c.number == this.number + 1)).scalar()
-        if started is not None:
-            return started
-        setup = game.setup
-        loser = min(range(len(game.scores)), key=game.scores.__getitem__)
-        first = setup.sides[loser][0]
-        return self.create(Setup.from_dict({**setup.as_dict(), "first_dealer": first}), this.match_id)
+        the one started from it already: "next game" pressed twice starts one game, not two.
+        Once started, the finished game can no longer be undone."""
+        with self.engine.begin() as connection:
+            # The game's row locked as undo locks it (see _load): on PostgreSQL an undo and
+            # the next game come one at a time.
+            setup, log = self._load(connection, game_id, for_update=True)
+            game = replay(setup, log)
+            if not game.over:
+                raise GameError("the game is not over yet: finish it before starting the next")
+            this = _following(connection, game_id)
+            if this.next_id is not None:
+                return this.next_id
+            loser = min(range(len(game.scores)), key=game.scores.__getitem__)
+            first = setup.sides[loser][0]
+            return self._create(connection, Setup.from_dict({**setup.as_dict(),
+                                                             "first_dealer": first}),
+                                this.match_id)
 
     def state(self, game_id: str) -> dict:
         """The game's state with its id and the tally of its match, as JSON for the API."""
@@ -304,6 +350,17 @@ class GameStore:
         if match_id is None:
             raise GameNotFound(f"no game {game_id!r}")
         return match_id
+
+
+def _following(connection: Connection, game_id: str):
+    """The game's ``match_id``, and the ``next_id`` of the next game of its match (None until
+    it is started)."""
+    following = games.alias("following")
+    return connection.execute(
+        select(games.c.match_id, following.c.id.label("next_id"))
+        .outerjoin(following, (following.c.match_id == games.c.match_id)
+                   & (following.c.number == games.c.number + 1))
+        .where(games.c.id == game_id)).one()
 
 
 def _summary(row, game: Game) -> dict:

@@ -54,7 +54,9 @@ def _game_error(exc: GameError):
 
 
 def store() -> GameStore:
-    """The app's game store, opened on first use (so an app never playing opens no database)."""
+    """The app's game store, opened on first use (so an app never playing opens no database).
+    Games are started here, so a database not there yet is made, as ``cribcam serve`` makes
+    it at its start."""
     with _store_lock:
         if "cribcam.games" not in current_app.extensions:
             current_app.extensions["cribcam.games"] = GameStore(current_app.config.get("GAME_DB"))

@@ -95,11 +95,23 @@ def test_a_game_to_the_end_and_the_next_game_in_a_real_process(tmp_path, db):
     assert result.stderr.startswith("cribcam game: error: the game is over")
     result = cribcam("next", game_id)
     assert "Next: C deals" in result.stdout  # the lowest score deals the next game
+    second = result.stdout.splitlines()[0].removeprefix("Game ")
+    assert cribcam("add", second, "deal", "7H").returncode == 0
+    result = cribcam("undo", game_id)  # the next game began from this result: it stands
+    assert (result.returncode, result.stderr) == (
+        2, f"cribcam game: error: game {game_id}'s result stands: the match's next game "
+           f"{second} has begun from it; undo in {second} instead\n")
+    result = cribcam("show", game_id)
+    assert "B wins (A lurch; C lurch: 4 games)" in result.stdout
+    assert "Match: A 0, B 4, C 0" in result.stdout
     result = cribcam("show", "nope")
     assert (result.returncode, result.stderr) == (2, "cribcam game: error: no game 'nope'\n")
 
 
 def test_the_games_kept_are_listed(capsys, db):
+    from cribcam.game.store import GameStore
+
+    GameStore(db)  # a database with no games yet
     status, out, _ = run(capsys, "game", "list", "--db", db)
     assert (status, out) == (0, "No games kept yet: start one with cribcam game new --players "
                                 "Ann Bob\n")
@@ -187,3 +199,52 @@ def test_the_database_help_says_where_the_games_are_kept(capsys, monkeypatch, co
     said = " ".join(capsys.readouterr().out.split())
     assert ("(default: $CRIBCAM_DB, else games.sqlite3 in the data folder: $CRIBCAM_DATA, else "
             "$XDG_DATA_HOME/cribcam, by default ~/.local/share/cribcam)") in said
+
+
+def test_a_database_that_cannot_be_used_is_a_one_line_error(capsys, tmp_path):
+    garbage = tmp_path / "notadb.sqlite3"
+    garbage.write_text("garbage\n")
+    afile = tmp_path / "afile"  # where a new game would have to make a folder
+    afile.write_text("")
+    for url, args, why in [
+        *[(f"sqlite:///{garbage}", args, "file is not a database")
+          for args in (["list"], ["new", "--players", "Ann", "Bob"], ["show", "G1"])],
+        (f"sqlite:///{afile}/x.db", ["new", "--players", "Ann", "Bob"], f"{afile}: File exists"),
+    ]:
+        status, out, err = run(capsys, "game", *args, "--db", url)
+        assert (status, out, err) == (
+            2, "", f"cribcam game: error: the games database {url} cannot be used: {why}\n")
+
+
+def test_a_command_that_reads_makes_no_database(capsys, tmp_path):
+    """A mistyped --db is said, and makes no folder and no file; a new game makes them."""
+    path = tmp_path / "typo" / "games.sqlite3"
+    db = f"sqlite:///{path}"
+    for args in (["show", "G1"], ["export", "G1"], ["undo", "G1"], ["next", "G1"],
+                 ["add", "G1", "deal", "5S"]):
+        status, out, err = run(capsys, "game", *args, "--db", db)
+        assert (status, out, err) == (2, "", f"cribcam game: error: no games database at "
+                                             f"{path}\n"), args
+    status, out, _ = run(capsys, "game", "list", "--db", db)
+    assert (status, out) == (0, f"No games kept yet (no games database at {path}): start one "
+                                f"with cribcam game new --players Ann Bob\n")
+    status, out, _ = run(capsys, "game", "list", "--json", "--db", db)
+    assert (status, json.loads(out)) == (0, {"games": [], "page": 1, "per_page": 20,
+                                             "total": 0, "pages": 1})
+    assert not path.parent.exists()
+    status, out, _ = run(capsys, "game", "new", "--players", "Ann", "Bob", "--db", db)
+    assert status == 0 and path.is_file()
+    assert run(capsys, "game", "list", "--db", db)[1].startswith("ID  ")
+
+
+def test_a_fresh_machine_lists_no_games_and_its_first_game_makes_the_database(
+        capsys, monkeypatch, tmp_path):
+    monkeypatch.delenv("CRIBCAM_DB", raising=False)
+    monkeypatch.delenv("CRIBCAM_DATA", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    status, out, _ = run(capsys, "game", "list")
+    assert status == 0 and out.startswith("No games kept yet")
+    assert not (tmp_path / "cribcam").exists()
+    status, out, _ = run(capsys, "game", "new", "--players", "Ann", "Bob")
+    assert status == 0 and (tmp_path / "cribcam" / "games.sqlite3").is_file()
+    assert run(capsys, "game", "list")[1].splitlines()[1].startswith(out.strip())

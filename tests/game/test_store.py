@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import text, update
 
 from cribcam.game import GameError, Setup, replay
-from cribcam.game.store import (SCHEMA_VERSION, GameNotFound, GameStore, StoreError,
-                                default_url, schema_version)
+from cribcam.game.store import (SCHEMA_VERSION, GameNotFound, GameStore, NoDatabase,
+                                StoreError, default_url, schema_version)
 from cribcam.scoring import CardError
 
 DEAL = {"type": "deal", "starter": "5S"}
@@ -97,6 +97,19 @@ def test_a_match_tallies_its_games_and_the_loser_deals_the_next(database_url):
     assert store.next_game(first) == second  # pressed twice: still one next game
     assert store.state(second)["match"]["games"] == [first, second]
 
+    # The next game has begun from the first's result: that result stands.
+    store.add(second, {"type": "deal", "starter": "7H"})
+    before = store.export(first)
+    for number in (None, 2):
+        with pytest.raises(GameError, match=f"^game {first}'s result stands: the match's next "
+                                            f"game {second} has begun from it; undo in "
+                                            f"{second} instead$"):
+            store.undo(first, number)
+    assert store.export(first) == before
+    assert store.state(second)["match"]["tally"] == [{"side": "A", "games": 2},
+                                                     {"side": "B", "games": 0}]
+    assert store.undo(second).log == []  # the game in play undoes as ever
+
 
 def test_a_killed_writer_leaves_every_game_whole(database_url):
     store = GameStore(database_url)
@@ -158,11 +171,35 @@ def test_the_default_database_is_in_the_users_data_folder(monkeypatch, tmp_path)
 
 @pytest.mark.parametrize("url, message", [
     ("not a url", "is not a database URL"),
-    ("oracle://scott@host/db", "cannot use|no driver"),
+    ("oracle://scott@host/db", "no driver for oracle"),
 ])
 def test_a_bad_database_url(url, message):
     with pytest.raises(StoreError, match=message):
         GameStore(url)
+
+
+def test_a_database_that_cannot_be_used_is_a_store_error(tmp_path):
+    garbage = tmp_path / "notadb.sqlite3"
+    garbage.write_text("garbage\n")
+    with pytest.raises(StoreError) as raised:
+        GameStore(f"sqlite:///{garbage}")
+    assert str(raised.value) == (f"the games database sqlite:///{garbage} cannot be used: "
+                                 f"file is not a database")
+    assert garbage.read_text() == "garbage\n"
+    afile = tmp_path / "afile"  # where the database's folder would be made
+    afile.write_text("")
+    with pytest.raises(StoreError, match=f"^the games database sqlite:///{afile}/x.db cannot "
+                                         f"be used: {afile}: File exists$"):
+        GameStore(f"sqlite:///{afile}/x.db")
+
+
+def test_only_a_store_that_may_create_makes_the_database(tmp_path):
+    path = tmp_path / "typo" / "games.sqlite3"
+    with pytest.raises(NoDatabase, match=f"^no games database at {path}$"):
+        GameStore(f"sqlite:///{path}", create=False)
+    assert not path.parent.exists()
+    game_id = GameStore(f"sqlite:///{path}").create(Setup(("A", "B")))
+    assert GameStore(f"sqlite:///{path}", create=False).game(game_id).setup.players == ("A", "B")
 
 
 def test_the_games_kept_are_listed_the_last_changed_first(database_url):

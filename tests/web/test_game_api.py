@@ -195,6 +195,16 @@ def test_a_finished_game_its_export_and_the_next_game_of_the_match(client):
     assert second["match"]["tally"] == [{"side": "A & C", "games": 2},
                                         {"side": "B & D", "games": 0}]
 
+    # The next game has begun from this result: undoing it is refused, and changes nothing.
+    add(client, second["id"], DEAL)
+    finished = client.get(f"/api/games/{game_id}").get_json()
+    response = client.post(f"/api/games/{game_id}/undo")
+    assert response.status_code == 422
+    assert response.get_json() == {"error": f"game {game_id}'s result stands: the match's "
+                                            f"next game {second['id']} has begun from it; "
+                                            f"undo in {second['id']} instead"}
+    assert client.get(f"/api/games/{game_id}").get_json() == finished
+
 
 def test_the_page_continues_a_game_by_its_address(client):
     game_id = new_game(client)
@@ -215,6 +225,32 @@ def test_a_database_that_cannot_be_used_answers_503(tmp_path):
     assert response.get_json() == {"error": "'not a database' is not a database URL: use "
                                             "sqlite:///path/games.sqlite3 or "
                                             "postgresql://user@host/dbname"}
+
+
+def test_a_file_that_is_no_database_answers_503_and_the_page_still_loads(tmp_path):
+    from cribcam.web import create_app
+
+    garbage = tmp_path / "notadb.sqlite3"
+    garbage.write_text("garbage\n")
+    app = create_app({"TESTING": True, "MODEL_PATH": tmp_path / "no-model.onnx",
+                      "GAME_DB": f"sqlite:///{garbage}"})
+    client = app.test_client()
+    for response in (client.get("/api/games"), client.post("/api/games", json={})):
+        assert response.status_code == 503
+        assert response.get_json() == {"error": f"the games database sqlite:///{garbage} "
+                                                f"cannot be used: file is not a database"}
+    assert client.get("/game").status_code == 200
+
+
+def test_the_server_makes_its_database_and_folder_on_first_use(tmp_path):
+    """The web app is where games are started: a database not there yet is made."""
+    from cribcam.web import create_app
+
+    path = tmp_path / "club" / "games.sqlite3"
+    app = create_app({"TESTING": True, "MODEL_PATH": tmp_path / "no-model.onnx",
+                      "GAME_DB": f"sqlite:///{path}"})
+    assert app.test_client().get("/api/games").get_json()["games"] == []
+    assert path.is_file()
 
 
 @pytest.mark.parametrize("origin,status", [
