@@ -17,7 +17,9 @@ Choices where the rules leave it open (documented here once):
 - The play is entered whole, as ``cribcam peg`` takes it: every card of the deal (only the
   first series in five-card cribbage, where the play stops at the first go or 31), unless
   the game ends during it. A claim on a turn includes the go that the turn earns, as in
-  ``cribcam peg``. Points may also be pegged as numbers, one peg at a time.
+  ``cribcam peg``, and every claim is judged, on a card that pegs nothing too. The go is
+  pegged apart from its card's points, as on a board; a short claim taken by muggins is
+  pegged as claimed, in one peg. Points may also be pegged as numbers, one peg at a time.
 - Five-card cribbage: the first non-dealer pegs three (``three for last``) before the
   first deal, for the dealer's advantage.
 """
@@ -31,9 +33,11 @@ from cribcam.game.entries import (IRREGULARITIES, Deal, Entry, Irregularity, Peg
                                   Show, parse_entry)
 from cribcam.game.result import Result, game_result
 from cribcam.game.setup import CRIB_SIZE, GameError, Setup
-from cribcam.scoring import Card, judge_claim, judge_show, rules, score_hand, score_play
-from cribcam.scoring.muggins import IMPOSSIBLE_TOTALS, MAX_TOTAL, claimed_show_total
-from cribcam.scoring.spoken import NOTHING
+from cribcam.scoring import Card, judge_show, rules, score_hand, score_play
+from cribcam.scoring.muggins import (IMPOSSIBLE_TOTALS, MAX_TOTAL, MUGGINS, Verdict,
+                                     claimed_show_total)
+from cribcam.scoring.pegging import PegEvent
+from cribcam.scoring.spoken import NOTHING, counted, say_peg, say_peg_item
 
 IRREGULARITY_POINTS = 2
 THREE_FOR_LAST = 3
@@ -56,6 +60,17 @@ def _line_dict(line: "Line", setup: Setup) -> dict:
     return {"entry": line.entry, "text": line.text,
             "scored": [c.as_dict(setup) for c in line.scored],
             "unscored": [c.as_dict(setup) for c in line.unscored], "notes": line.notes}
+
+
+def _play_pegs(event: PegEvent) -> list[tuple[int, str]]:
+    """A turn's pegs, as on a board: its card's points (1 for last among them, said with the
+    card), then the go the card earned, pegged apart: at the table the go is pegged once the
+    others have said go, not with the card."""
+    player = event.play.player
+    card = [item for item in event.items if item.kind != "go"]
+    go = [item for item in event.items if item.kind == "go"]
+    return [(sum(item.points for item in card), f"the play: {player} {say_peg(event.count, card)}"),
+            *((item.points, f"the play: {player} {say_peg_item(item)}") for item in go)]
 
 
 @dataclass
@@ -220,10 +235,12 @@ class Game:
         line = Line(entry.as_dict(), f"The play: {' '.join(entry.as_dict()['turns'])}")
         played = self._check_play(deal, pegging)
         for event in pegging.events:
-            if event.points:
-                self._credit_claim(line, event.play.player, event.points, event.items,
-                                   event.play.claim, f"the play: {event.play.player} "
-                                                     f"{event.said}")
+            # Every claimed turn is judged (by score_play), a card that pegs nothing too; its
+            # note names the card, as a player may claim on several.
+            player = event.play.player
+            claimant = f"{player}'s {event.play.card.code}" if event.play.card else player
+            self._credit_claim(line, player, claimant, _play_pegs(event), event.verdict,
+                               f"the play: {player} {event.said}")
         if not self.over:
             self._check_play_complete(deal, pegging, played)
         deal.played = {Card(p.card.rank, p.card.suit): p.player for p in entry.turns
@@ -259,9 +276,9 @@ class Game:
                                deal.starter, crib=crib, variant=self.setup.variant)
             cards = " ".join(card.code for card in entry.cards)
             line = Line(entry.as_dict(), f"{what}: {cards} — {score.spoken}")
-            self._credit_claim(line, owner, score.total, score.items, entry.claim, what,
-                               verdict=judge_show(entry.claim, score) if entry.claim is not None
-                               else None)
+            self._credit_claim(line, owner, owner, [(score.total, what)],
+                               None if entry.claim is None else judge_show(entry.claim, score),
+                               what)
             deal.shown.update({card: what for card in entry.cards})
         else:
             points = claimed_show_total(entry.claim)
@@ -334,9 +351,14 @@ class Game:
                             "from their cards: enter the claimed number")
         needed = CRIB_SIZE if crib else self.setup.hand_size
         if len(cards) != needed:
-            raise GameError(f"{what} has {len(cards)} cards, not {needed}: if it truly does, "
-                            f"enter the irregularity (2 to the opponent), then its {needed} "
-                            f"cards")
+            # A show is counted from exactly its cards: a short or long one is pegged from the
+            # count claimed, after the irregularity.
+            holder = "the crib" if crib else owner
+            truly = f"only {len(cards)}" if len(cards) < needed else str(len(cards))
+            raise GameError(f"{what} has {counted(len(cards), 'card')}, not {needed}: if "
+                            f"{holder} truly holds {truly}, enter the irregularity (2 to the "
+                            f"opponent), then the count claimed, without the cards; else enter "
+                            f"its {needed} cards")
         for card in cards:
             if card == deal.starter:
                 raise GameError(f"{card} is the starter; it cannot also be in {what}")
@@ -349,7 +371,7 @@ class Game:
             missing = [c for c, by in deal.played.items() if by == owner and c not in cards]
             if missing:
                 raise GameError(f"{owner} played {' '.join(c.code for c in missing)}; "
-                                f"{what} must hold it")
+                                f"{what} must hold {'it' if len(missing) == 1 else 'them'}")
         return cards
 
     def _check_claim(self, claim: int, what: str) -> None:
@@ -362,21 +384,23 @@ class Game:
 
     # ---- scoring ----------------------------------------------------------------------------
 
-    def _credit_claim(self, line: Line, player: str, total: int, items, claim: int | None,
-                      reason: str, verdict=None) -> None:
-        """Pegs a count that may have been claimed, under the rules of muggins."""
-        if claim is None:
-            self._credit(line, player, total, reason)
-            return
-        verdict = verdict or judge_claim(claim, total, items, what="peg")
-        line.notes.append(f"{player}: {verdict.message}")
-        if verdict.verdict == "muggins" and self.setup.muggins:
+    def _credit_claim(self, line: Line, player: str, claimant: str,
+                      pegs: list[tuple[int, str]], verdict: Verdict | None, reason: str) -> None:
+        """Pegs ``player``'s count, claimed (``verdict`` judges the claim, noted as
+        ``claimant``'s) or not, under the rules of muggins: the true count as its ``pegs``
+        (points, reason), one after the other; or, when muggins takes a short claim, the claim
+        in one peg (the player pegged what he said), and the points overlooked to the
+        opponent. ``reason`` names the whole count."""
+        if verdict is not None:
+            line.notes.append(f"{claimant}: {verdict.message}")
+        if verdict is not None and verdict.verdict == MUGGINS and self.setup.muggins:
             taker = self.setup.next_opponent(player)
-            self._credit(line, player, claim, f"{reason} (claimed {claim})")
+            self._credit(line, player, verdict.claimed, f"{reason} (claimed {verdict.claimed})")
             self._credit(line, taker, verdict.difference,
                          f"muggins: {taker} takes {verdict.difference} overlooked in {reason}")
-        else:
-            self._credit(line, player, total, reason)
+            return
+        for points, why in pegs:
+            self._credit(line, player, points, why)
 
     def _credit(self, line: Line, player: str, points: int, reason: str) -> None:
         """Pegs ``points`` for ``player``'s side, unless the game is already won."""

@@ -5,9 +5,10 @@ card laid (a camera, a tap) tells it ``lay(player, card)``; a player who cannot 
 ``go(player)``. It keeps the order of play and the count by the rules of
 ``scoring.pegging`` (``OrderOfPlay``: one place for them) and answers each step with what
 to say aloud and what it pegs ("fifteen for two", "thirty-one for two", "pair royal for six",
-"run of three for three", "one for the go", "one for last"). A move the rules refuse is
-explained, not crashed on (``PlayRefused``): a card out of turn, a card that would pass 31
-("that makes 34: say go"), a card laid twice, a go with a card that fits.
+"run of three for three", "one for the go", "one for last": the play's words everywhere, from
+``scoring.spoken.say_peg``). A move the rules refuse is explained, not crashed on
+(``PlayRefused``): a card out of turn, a card that would pass 31 ("that makes 34: say go"), a
+card laid twice, a go with a card that fits.
 """
 
 from __future__ import annotations
@@ -19,9 +20,7 @@ from cribcam.scoring import rules
 from cribcam.scoring.cards import Card, CardError
 from cribcam.scoring.pegging import OrderOfPlay, PegEvent, Play, Played, seated
 from cribcam.scoring.show import Item
-
-_NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 12: "twelve"}
-_PAIRS = {2: "a pair", 6: "pair royal", 12: "double pair royal"}
+from cribcam.scoring.spoken import say_peg, say_peg_item
 
 
 class PlayRefused(ValueError):
@@ -200,21 +199,8 @@ class TablePlay:
 def _said(event: PegEvent, closer: str | None, closed: list[Item]) -> str:
     """The words for a step: the count and each score ("24, run of three for three"), or
     "go" and the point it gives ("go: one for the go to Ann")."""
-    closing = [f"{_item_said(item)} to {closer}" for item in closed]
+    closing = [f"{say_peg_item(item)} to {closer}" for item in closed]
     if event.play.card is None:
         return ": ".join(["go", *closing])
     # A card that leads a new count after a go not said closes the count before it.
-    return "; ".join([*closing, ", ".join([str(event.count), *map(_item_said, event.items)])])
-
-
-def _item_said(item: Item) -> str:
-    points = _NUMBERS.get(item.points, str(item.points))
-    if item.kind == "pair":
-        return f"{_PAIRS[item.points]} for {points}"
-    if item.kind == "run":
-        return f"run of {_NUMBERS.get(len(item.cards), len(item.cards))} for {points}"
-    if item.kind == "go":
-        return f"{points} for the go"
-    if item.kind == "last":
-        return f"{points} for last"
-    return f"{item.kind} for {points}"  # fifteen, thirty-one
+    return "; ".join([*closing, say_peg(event.count, event.items)])

@@ -31,10 +31,10 @@ from cribcam.scoring import rules
 from cribcam.scoring.cards import RANKS, SUITS, CardError, Card
 from cribcam.scoring.muggins import Verdict, claim_problem, judge_claim, typed_claim
 from cribcam.scoring.show import Item
+from cribcam.scoring.spoken import say_peg
 
 # Whatever follows "=" is the claim, to be judged by the one rule for claims (claim_problem).
 _TOKEN = re.compile(r"^(?P<player>[^\s:=]+):(?P<card>[^\s:=]+)(?:=(?P<claim>[^\s:=]+))?$")
-_WORDS = {2: "two", 4: "four", 6: "six", 8: "eight", 12: "twelve", 14: "fourteen"}
 
 
 @dataclass(frozen=True)
@@ -125,16 +125,9 @@ class PegEvent:
 
     @property
     def said(self) -> str:
-        """What the player says: "10", "fifteen two", "30 for 3", "24 for 3 and 1 for last"."""
-        if self.play.card is None:
-            return "go"
-        last = sum(i.points for i in self.items if i.kind == "last")
-        points = self.points - last
-        if self.count == rules.FIFTEEN:
-            text = f"fifteen {_WORDS.get(points, points)}"
-        else:
-            text = f"{self.count} for {points}" if points else str(self.count)
-        return text + (f" and {last} for last" if last else "")
+        """What the player says, as the live play says it: "10", "15, fifteen for two", "30, a
+        pair for two, one for the go", "24, run of three for three, one for last"; "go"."""
+        return say_peg(self.count, self.items) if self.play.card else "go"
 
     def as_dict(self) -> dict:
         out = {"player": self.play.player, "card": self.play.card.code if self.play.card else "go",

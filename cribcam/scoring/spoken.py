@@ -3,6 +3,10 @@
 Fifteens come first with their running totals, then runs (with the pairs inside them folded
 into the run's name: double run, triple run, quadruple run), then the other pairs (pair,
 pair royal, double pair royal), then flush and nobs. The last number said is the total.
+
+A card in the play is said as the count, then each score apart: "15, fifteen for two, run of
+three for three", "30, a pair for two, one for the go" (``say_peg``). These are the play's
+words everywhere: `cribcam peg`, a game's log and the live play.
 """
 
 from __future__ import annotations
@@ -18,6 +22,10 @@ NOTHING = "nineteen: nothing to count, 0"
 NOTHING_SAID = 19
 
 _COUNT_WORDS = {3: "three", 4: "four", 5: "five"}
+# The numbers said in the play, as words to be spoken: a run's length and what a score pegs.
+_PEG_NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
+                12: "twelve"}
+_PEG_PAIRS = {2: "a pair", 6: "pair royal", 12: "double pair royal"}
 _SAME_RANK = {2: "a pair", 3: "a pair royal", 4: "a double pair royal"}
 # A run's name from its length and how many cards of each of its ranks there are (sorted).
 _RUN_NAMES = {
@@ -71,6 +79,27 @@ def _named_groups(items: list[Item]) -> list[tuple[str, int]]:
         elif item.kind == "nobs":
             groups.append(("his nobs", item.points))
     return groups
+
+
+def say_peg(count: int, items: Iterable[Item]) -> str:
+    """What a player says as his card is played: the count, then each score apart ("10",
+    "15, fifteen for two, run of three for three", "28, one for the go", "24, one for last")."""
+    return ", ".join([str(count), *map(say_peg_item, items)])
+
+
+def say_peg_item(item: Item) -> str:
+    """One score of the play in words: "a pair for two", "run of three for three", "one for the
+    go"."""
+    points = _PEG_NUMBERS.get(item.points, str(item.points))
+    if item.kind == "pair":
+        return f"{_PEG_PAIRS[item.points]} for {points}"
+    if item.kind == "run":
+        return f"run of {_PEG_NUMBERS.get(len(item.cards), len(item.cards))} for {points}"
+    if item.kind == "go":
+        return f"{points} for the go"
+    if item.kind == "last":
+        return f"{points} for last"
+    return f"{item.kind} for {points}"  # fifteen, thirty-one
 
 
 def counted(number: int, noun: str, plural: str | None = None) -> str:

@@ -97,7 +97,8 @@ def test_nineteen_on_a_hand_of_nothing_is_correct_in_the_command_and_the_api():
 def test_peg_prints_the_play():
     result = cribcam("peg", "A:K", "B:6", "A:K", "B:go", "A:2", "A:2", "B:8", "B:7", "B:9")
     assert result.returncode == 0, result.stderr
-    assert "30 for 3" in result.stdout and "24 for 3 and 1 for last" in result.stdout
+    assert "30, a pair for two, one for the go" in result.stdout
+    assert "24, run of three for three, one for last" in result.stdout
     assert result.stdout.strip().endswith("Pegged: A 3, B 6")
 
 

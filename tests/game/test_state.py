@@ -6,7 +6,7 @@ import pytest
 
 from cribcam.game import GameError, Setup, replay, undo
 from cribcam.game.state import Game
-from cribcam.scoring import CardError
+from cribcam.scoring import CardError, score_play
 
 
 def deal(starter=None, heels=False):
@@ -134,11 +134,11 @@ def test_the_game_ends_in_the_play_and_the_rest_of_it_is_not_scored():
         (play("B:KS A:5H B:3H A:5C B:2D A:5D B:AC A:JS"), [121, 114]),
     ])
     line = game.log[-1]
-    assert [(c.points, c.reason) for c in line.scored] == [(2, "the play: A fifteen two")]
+    assert [(c.points, c.reason) for c in line.scored] == [(2, "the play: A 15, fifteen for two")]
     assert [(c.points, c.reason) for c in line.unscored] == [
-        (2, "the play: B 31 for 2"), (1, "the play: A 10 and 1 for last")]
-    assert game.ended == ("A reached 121 with the play: A fifteen two; the game ends there; "
-                          "not counted: B's hand, A's hand, A's crib")
+        (2, "the play: B 31, thirty-one for two"), (1, "the play: A 10, one for last")]
+    assert game.ended == ("A reached 121 with the play: A 15, fifteen for two; the game ends "
+                          "there; not counted: B's hand, A's hand, A's crib")
     assert game.result.losses[0].kind == "single game"
 
 
@@ -160,17 +160,71 @@ def test_muggins_taken_in_the_play_and_in_a_show():
     ])
     the_play, b_hand, a_hand = game.log[1:4]
     assert [(c.side, c.points, c.reason) for c in the_play.scored] == [
-        (1, 2, "muggins: B takes 2 overlooked in the play: A fifteen two"),
-        (1, 1, "the play: B 31 for 2 (claimed 1)"),
-        (0, 1, "muggins: A takes 1 overlooked in the play: B 31 for 2"),
-        (0, 1, "the play: A 10 and 1 for last"),
+        (1, 2, "muggins: B takes 2 overlooked in the play: A 15, fifteen for two"),
+        (1, 1, "the play: B 31, thirty-one for two (claimed 1)"),
+        (0, 1, "muggins: A takes 1 overlooked in the play: B 31, thirty-one for two"),
+        (0, 1, "the play: A 10, one for last"),
     ]
-    assert the_play.notes[0] == ("A: Muggins: 2 points overlooked (fifteen KS+5H for 2); the "
-                                 "peg is 2 and the opponent may peg 2.")
+    assert the_play.notes == [  # each claim's verdict names its card
+        "A's 5H: Muggins: 2 points overlooked (fifteen KS+5H for 2); the peg is 2 and the "
+        "opponent may peg 2.",
+        "B's AC: Muggins: 1 point overlooked; the peg is 2 and the opponent may peg 1."]
     assert b_hand.notes == ["B: Muggins: 2 points overlooked (fifteen 2D+3H+KS for 2); the "
                             "hand is 7 and the opponent may peg 2."]
     assert [(c.side, c.points) for c in a_hand.scored] == [(0, 28), (1, 1)]
     assert "his nobs" in a_hand.notes[0]
+
+
+def test_every_claim_in_the_play_is_judged_also_on_a_card_that_pegs_nothing():
+    """The issue's play: Bob's 2 on KH and 5 on 8C, which peg nothing, went unjudged."""
+    turns = "B:KH=2 A:5H=2 B:QH A:4H B:8C=5 A:3C B:9C A:6C"
+    game = replay(Setup(("Ann", "Bob"), muggins=True), [deal("2S"), play(turns)])
+    assert game.log[-1].notes == ["Bob's KH: Over-claimed by 2: the peg is 0; take back 2.",
+                                  "Ann's 5H: Correct: the peg is 2.",
+                                  "Bob's 8C: Over-claimed by 5: the peg is 0; take back 5."]
+    assert game.scores == [4, 0]  # Ann 15-2, the go on 29, last; the over-claims peg nothing
+    # the same verdicts as `cribcam peg` gives the same turns
+    assert [note.split(": ", 1)[1] for note in game.log[-1].notes] == [
+        event.verdict.message for event in score_play(turns).events if event.verdict]
+
+
+# The walkthrough's deal: Bob 15-2 and a run of three; a run of three on 27, and the go when
+# Ann cannot play on; Ann's last card 28, and 1 for last.
+SAID_APART = "Bob:4H Ann:5H Bob:6D Ann:5C Bob:7C Ann:go Bob:go Ann:JD Bob:8S Ann:QS"
+
+
+def test_the_play_is_logged_as_said_at_the_table_and_the_go_is_a_peg_of_its_own():
+    game = replay(Setup(("Ann", "Bob")), [deal(), play(SAID_APART)])
+    assert [(game.setup.side_name(c.side), c.points, c.reason) for c in game.log[-1].scored] == [
+        ("Bob", 5, "the play: Bob 15, fifteen for two, run of three for three"),
+        ("Bob", 3, "the play: Bob 27, run of three for three"),
+        ("Bob", 1, "the play: Bob one for the go"),
+        ("Ann", 1, "the play: Ann 28, one for last")]
+    assert game.scores == [1, 9] and game.back == [0, 8]  # Bob's last peg: the go, from 8
+
+
+def test_a_short_claim_taken_by_muggins_is_pegged_as_claimed_and_the_go_taken():
+    # Bob claims 3 for his run on 27, forgetting the go it earns
+    turns = SAID_APART.replace("Bob:7C", "Bob:7C=3")
+    game = replay(Setup(("Ann", "Bob"), muggins=True), [deal(), play(turns)])
+    assert [(c.side, c.points, c.reason) for c in game.log[-1].scored][1:3] == [
+        (1, 3, "the play: Bob 27, run of three for three, one for the go (claimed 3)"),
+        (0, 1, "muggins: Ann takes 1 overlooked in the play: Bob 27, run of three for three, "
+               "one for the go")]
+    assert game.log[-1].notes == ["Bob's 7C: Muggins: 1 point overlooked (go for 1); the peg "
+                                  "is 4 and the opponent may peg 1."]
+    assert game.scores == [2, 8]
+    without = replay(Setup(("Ann", "Bob")), [deal(), play(turns)])
+    assert without.scores == [1, 9] and without.back == [0, 8]  # the true count, peg by peg
+
+
+def test_the_go_is_pegged_after_its_card_so_a_card_that_wins_leaves_it_unscored():
+    game = replay(Setup(("Ann", "Bob"), target=61),
+                  [deal(), *[peg("Bob", 15)] * 3, peg("Bob", 8), play(SAID_APART)])
+    assert game.scores == [0, 61]  # 53, the fifteen 58, the run on 27 to 61
+    assert [(c.points, c.reason) for c in game.log[-1].unscored] == [
+        (1, "the play: Bob one for the go"), (1, "the play: Ann 28, one for last")]
+    assert game.ended.startswith("Bob reached 61 with the play: Bob 27, run of three for three;")
 
 
 def test_without_muggins_a_short_claim_still_pegs_the_true_count():
@@ -270,8 +324,8 @@ BAD_ENTRIES = [
     (peg("B", -3), GameError, "points are never negative: -3"),
     (peg("B", ""), GameError, "say how many points were pegged, e.g. 2"),
     (peg("B", "two"), GameError, "points are a whole number, e.g. 2, not two"),
-    (show("AC 2D 3H"), GameError, "B's hand has 3 cards, not 4: if it truly does, enter the "
-                                  "irregularity"),
+    (show("AC 2D 3H"), GameError, "B's hand has 3 cards, not 4: if B truly holds only 3, "
+                                  "enter the irregularity"),
     (show("AC 2D 3H 5S"), GameError, "5S is the starter"),
     (peg("B", 0), GameError, "one card pegs 1 to 15"),
     (deal("6S"), GameError, "deal 1 is not finished"),
@@ -298,11 +352,31 @@ def test_a_hand_cannot_hold_a_card_the_other_player_played():
     before = list(game.scores)
     with pytest.raises(GameError, match="5H was played by A; it cannot be in B's hand"):
         game.apply(show("AC 2D 3H 5H"))
-    with pytest.raises(GameError, match="B played KS; B's hand must hold it"):
+    with pytest.raises(GameError, match="B played KS; B's hand must hold it$"):
         game.apply(show("AC 2D 3H 9S"))
+    with pytest.raises(GameError, match="B played KS 3H 2D AC; B's hand must hold them$"):
+        game.apply(show("4C 6D 7H 9S"))
     with pytest.raises(GameError, match="the crib is counted last"):
         game.apply(show("4H 6D 4C 6S", crib=True))
     assert game.scores == before
+
+
+def test_a_show_of_the_wrong_size_says_how_to_enter_it_and_that_way_works():
+    game = replay(Setup(("A", "B")), [deal("5S"), A_DEALS[0][0]])
+    with pytest.raises(GameError) as caught:
+        game.apply(show("AC 2D 3H"))
+    assert str(caught.value) == (
+        "B's hand has 3 cards, not 4: if B truly holds only 3, enter the irregularity (2 to the "
+        "opponent), then the count claimed, without the cards; else enter its 4 cards")
+    with pytest.raises(GameError, match="B's hand has 5 cards, not 4: if B truly holds 5, "):
+        game.apply(show("AC 2D 3H KS 9C"))
+    game.apply(irregularity("B", "hand"))
+    game.apply(show(claim=5))
+    game.apply(show("5H 5C 5D JS"))
+    assert game.scores == [3 + 2 + 29, 2 + 5]
+    with pytest.raises(GameError, match="A's crib has 1 card, not 4: if the crib truly holds "
+                                        "only 1, enter"):
+        game.apply(show("4H", crib=True))
 
 
 def test_a_card_is_in_one_hand_only():

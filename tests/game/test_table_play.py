@@ -44,6 +44,11 @@ def test_a_go_gives_the_last_card_one_for_the_go_and_the_last_card_pegs_one_for_
     written = score_play(["Ann:KH", "Bob:QD", "Ann:9S", "Bob:go", "Ann:go", "Bob:2C", "Ann:3C",
                           "Bob:4D", "Ann:AS", "Bob:6H"], ["Ann", "Bob"])
     assert table.totals == written.totals  # the same rules as a play written out
+    # and the same words, but that a written play says the go with the card that earned it
+    assert [e.said for e in written.events] == [
+        "10", "20", "29, one for the go", "go", "go", "2", "5", "9, run of three for three",
+        "10, run of four for four", "16, one for last"]
+    assert [s.said for s in said][5:] == [e.said for e in written.events][5:]
 
 
 @pytest.mark.parametrize("steps,words", [

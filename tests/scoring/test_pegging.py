@@ -9,8 +9,8 @@ def test_the_worked_example_comes_out_exactly():
     said = [(e.play.player, e.said, e.points) for e in play.events]
     assert said == [
         ("A", "10", 0), ("B", "16", 0), ("A", "26", 0), ("B", "go", 0), ("A", "28", 0),
-        ("A", "30 for 3", 3), ("B", "8", 0), ("B", "fifteen two", 2),
-        ("B", "24 for 3 and 1 for last", 4),
+        ("A", "30, a pair for two, one for the go", 3), ("B", "8", 0),
+        ("B", "15, fifteen for two", 2), ("B", "24, run of three for three, one for last", 4),
     ]
     assert play.totals == {"A": 3, "B": 6}
 
@@ -18,7 +18,7 @@ def test_the_worked_example_comes_out_exactly():
 def test_thirty_one_for_two_and_no_go_point():
     play = score_play("A:K B:Q A:A B:K")  # 10, 20, 21, 31
     assert [e.points for e in play.events] == [0, 0, 0, 2]
-    assert play.events[-1].said == "31 for 2"  # no extra point for last with 31
+    assert play.events[-1].said == "31, thirty-one for two"  # no extra point for last with 31
 
 
 def test_pairs_by_rank_only():
@@ -39,8 +39,18 @@ def test_runs_in_any_order_and_broken_runs():
 
 def test_fifteen_with_a_pair():
     play = score_play("A:5 B:5 A:5")
-    assert play.events[1].said == "10 for 2"
-    assert play.events[2].said == "fifteen eight and 1 for last"  # 15 for 2, pair royal 6
+    assert play.events[1].said == "10, a pair for two"
+    assert play.events[2].said == "15, fifteen for two, pair royal for six, one for last"
+
+
+def test_each_score_of_a_card_is_said_apart_the_go_too():
+    # The run of three and the go it earns were said "30 for 4", and a fifteen with a run of
+    # three "fifteen 5", as no player says them.
+    play = score_play("A:K B:Q A:J B:go A:go")
+    assert play.events[2].said == "30, run of three for three, one for the go"
+    assert play.events[2].points == 4
+    play = score_play("A:4 B:5 A:6")
+    assert play.events[2].said == "15, fifteen for two, run of three for three, one for last"
 
 
 def test_three_players():
@@ -137,6 +147,6 @@ def test_a_player_with_no_card_left_is_passed_over():
     play = score_play("B:K A:K B:5 A:go B:A A:9 A:8", hand_size=3)
     assert [e.points for e in play.events] == [0, 2, 0, 0, 1, 0, 1]
     assert [i.kind for i in play.events[4].items] == ["go"]
-    assert play.events[-1].said == "17 and 1 for last"
+    assert play.events[-1].said == "17, one for last"
     with pytest.raises(TurnError, match="turn 7 \\(B:2\\): B has played all 3 of his cards"):
         score_play("B:K A:K B:5 A:go B:A A:9 B:2", hand_size=3)
