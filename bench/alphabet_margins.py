@@ -47,9 +47,9 @@ def main() -> None:
         for n, (deck, suits, letters) in enumerate(decks):
             folder = Path(work) / str(n)
             found = likeliest_texts(reader, folder, rendered(deck, suits, [0], folder, args.size))
-            other = [f"{rank} {text!r} {margin:+.2f}{'*' if letters.get(rank) == text else ''}"
-                     for rank, (text, margin) in sorted(found.items(), key=lambda kv: RANKS.index(kv[0]))
-                     if text != RANK_TEXTS[RANKS.index(rank)]]
+            other = [f"{rank} {read.text!r} {read.margin:+.2f}{'*' if letters.get(rank) == read.text else ''}"
+                     for rank, read in sorted(found.items(), key=lambda kv: RANKS.index(kv[0]))
+                     if read.text != RANK_TEXTS[RANKS.index(rank)]]
             own = printed_texts(letters)
             questions = letter_questions(found)
             learnt = chosen_texts(found) == own
@@ -57,7 +57,7 @@ def main() -> None:
             answered = chosen_texts(found, {q.rank: own[RANKS.index(q.rank)] for q in questions}) == own
             right, right_answered = right + learnt, right_answered + answered
             readable += all(c in reader.column for text in own for c in text)
-            asked = " ".join(f"{q.rank}={q.text}?" for q in questions)
+            asked = " ".join(f"{q.rank}={q.text or 'which letter'}?" for q in questions)
             print(f"{deck.name[:64]:64s} {'; '.join(other) or 'all standard'} | learnt "
                   f"{'its own' if learnt else 'otherwise'}{'; asks ' + asked if asked else ''}"
                   f"{'; its own once answered' if answered and not learnt else ''}", flush=True)

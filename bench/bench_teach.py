@@ -11,7 +11,9 @@
 3. Decks lettered differently (`cribcam.datagen.font_decks.ALPHABETS`: Dutch, German, French,
    Scandinavian and Russian, each drawn in two pinned font files, ``LETTERED``): taught with
    `--labels` from rendered layouts of the clubs and diamonds, measured on rendered layouts of
-   the hearts and spades: their court cards and aces (lettered) and all their cards.
+   the hearts and spades: their court cards and aces (lettered) and all their cards. Where
+   teaching asks about a letter, it is taught again with the answers a player who knows the
+   deck gives (`--letters`), and both alphabets are said.
 4. For every taught deck, the real validation photos as a whole, against the bundled reader.
    Every `cribcam eval` runs with `--count-given`, as the photo page reads a hand.
 5. Time: each teaching (with the machine's load), and reading the real validation photos
@@ -56,9 +58,6 @@ LETTERED = {"dutch": ("Manrope-ExtraBold.ttf", "DejaVuSansCondensed-Oblique.ttf"
             "french": ("LiberationSansNarrow-BoldItalic.ttf", "NimbusMonoPS-BoldItalic.otf", 2),
             "scandinavian": ("Lato-MediumItalic.ttf", "Go-Smallcaps-Italic.ttf", 3),
             "russian": ("Lato-MediumItalic.ttf", "LiberationSansNarrow-Regular.ttf", 4)}
-# Cyrillic letters the recognizer reads as the Latin ones they look like: a deck printing them is
-# read by those, so learning them so is learning its own letters.
-LOOKALIKES = str.maketrans("АВКТ", "ABKT")
 PARTS = ["blackgold", "designs", "lettered", "speed"]
 MODEL: list = []  # ["--model", DIR] when the models to teach on are not the bundled ones
 
@@ -116,11 +115,22 @@ def rendered(deck, suits: str, seeds: list[int], folder: Path, size: int = 1024)
 
 
 def printed_texts(letters: dict[str, str]) -> tuple[str, ...]:
-    """The 13 rank texts (``RANKS`` order) a deck lettered so prints, as the recognizer can spell
-    them (``LOOKALIKES``): what teaching should learn."""
+    """The 13 rank texts (``RANKS`` order) a deck lettered so prints, as the recognizer reads
+    them (Cyrillic capitals as their Latin lookalikes, ``rank_reader.LOOKALIKES``): what teaching
+    should learn."""
     from cribcam.scoring.cards import RANK_TEXTS, RANKS
+    from cribcam.vision.rank_reader import LOOKALIKES
 
     return tuple(letters.get(rank, standard).translate(LOOKALIKES) for rank, standard in zip(RANKS, RANK_TEXTS))
+
+
+def alphabet_said(learnt: dict[str, str], printed: dict[str, str]) -> str:
+    """Whether the alphabet learnt (rank to text) is the one printed, as the recognizer reads both."""
+    from cribcam.vision.rank_reader import LOOKALIKES
+
+    differ = [f"{learnt[rank]} for {printed[rank]}" for rank in printed
+              if learnt[rank].translate(LOOKALIKES) != printed[rank]]
+    return "as printed" if not differ else "not as printed: " + ", ".join(differ)
 
 
 def lettered_cards(folder: Path, labels: dict, deck: str | None) -> dict:
@@ -270,19 +280,25 @@ def main() -> None:
                 sys.exit(f"bench_teach: {exc}")
             folder = work / alphabet
             shown = rendered(deck, "CD", [0], folder)
-            record, seconds, busy = timed_teach([*(folder / n for n in shown), "--name", alphabet,
-                                                 "--labels", labels_file(folder / "taught.json", shown)], env)
+            taught_from = [*(folder / n for n in shown), "--labels", labels_file(folder / "taught.json", shown)]
+            record, seconds, busy = timed_teach([*taught_from, "--name", alphabet], env)
+            asked = record["letters_unsure"]
+            printed = dict(zip(RANKS, printed_texts(ALPHABETS[alphabet])))
+            unasked = alphabet_said(record["rank_texts"], printed)
+            if asked:  # taught again as a player who knows the deck answers: what it prints
+                cribcam("decks", "remove", alphabet, env=env)
+                answers = [f"{q['rank']}={ALPHABETS[alphabet].get(q['rank'], q['standard'])}" for q in asked]
+                record, seconds, busy = timed_teach([*taught_from, "--name", alphabet, "--letters", *answers], env)
             unseen = rendered(deck, "HS", [100, 101, 102], folder)
             unseen_labels = labels_file(folder / "unseen.json", unseen)
             real = evaluate(val_images, val_labels, env, alphabet)
-            printed = dict(zip(RANKS, printed_texts(ALPHABETS[alphabet])))
             learnt = record["rank_texts"]
-            differ = [f"{learnt[rank]} for {printed[rank]}" for rank in RANKS if learnt[rank] != printed[rank]]
-            print(f"{alphabet}: the alphabet learnt is {'as printed' if not differ else 'not as printed: ' + ', '.join(differ)}",
-                  flush=True)
+            answered = f"; asked {', '.join(q['said'] for q in asked)}: answered, {alphabet_said(learnt, printed)}"
+            print(f"{alphabet}: the alphabet learnt is {unasked}{answered if asked else ''}", flush=True)
             results["decks"][alphabet] = {
                 "deck": deck.name, "taught_from": "rendered layouts of the clubs and diamonds, --labels",
-                "rank_texts_learnt": learnt, "learnt_as_printed": learnt == printed,
+                "rank_texts_learnt": learnt, "letters_asked": [q["said"] for q in asked],
+                "learnt_as_printed": alphabet_said(learnt, printed) == "as printed",
                 "seconds": round(seconds), "loadavg_before_teaching": busy, "kept": record.get("kept"),
                 "checks": record["checks"],
                 "lettered_of_hearts_and_spades_before": lettered_cards(folder, unseen, None),

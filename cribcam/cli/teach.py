@@ -102,8 +102,9 @@ def run(args) -> int:
             letters[question.rank] = answer
         else:
             kept = question.text if question.learnt else question.standard
+            otherwise = question.standard if question.learnt else question.text or "LETTER"
             say(f"Not sure: {question.said} Taught as {kept}; to say otherwise, teach with "
-                f"--letters {question.standard}={question.standard if question.learnt else question.text}")
+                f"--letters {question.standard}={otherwise}")
     try:
         deck = teach.teach(photos, args.name, args.model, progress=_ProgressBar(quiet=args.json), letters=letters)
     except (DeckError, ValueError, FileNotFoundError) as exc:
@@ -122,15 +123,19 @@ def run(args) -> int:
 
 def _ask(question) -> str | None:
     """What the deck prints for the question's rank, as the player answers at the terminal: y
-    (what it looks like), n (the standard letter) or the letter itself; None without an answer."""
+    (what it looks like), n (the standard letter) or the letter itself; for a letter that reads
+    as none (``question.text`` None), y (the standard letter) or the letter. None without an
+    answer."""
     from cribcam.training.alphabet import printed_as_rank
 
+    choices = "y, or the letter it prints" if question.text is None else "y/n, or the letter it prints"
     try:
-        answer = input(f"{question.said[0].upper()}{question.said[1:]} "
-                       f"[y/n, or the letter it prints] ").strip()
+        answer = input(f"{question.said[0].upper()}{question.said[1:]} [{choices}] ").strip()
     except EOFError:
         return None
-    if answer.lower() in ("y", "yes", "n", "no"):
+    if question.text is None and answer.lower() in ("y", "yes"):
+        return question.standard
+    if question.text is not None and answer.lower() in ("y", "yes", "n", "no"):
         return question.text if answer.lower().startswith("y") else question.standard
     return answer if printed_as_rank(answer, question.rank) else None
 
@@ -146,7 +151,7 @@ def _stated_letters(given: list[str]) -> dict[str, str]:
             raise UsageError(f"--letters takes RANK=TEXT, like Q=V, not {item!r}")
         letters[rank] = text
     try:
-        return check_stated(None, letters)
+        return check_stated(letters)
     except ValueError as exc:
         raise UsageError(f"--letters: {exc}") from None
 

@@ -10,7 +10,10 @@ rank's standard text: no deck prints "9" on its sixes, but a 6 turned half round
 and a rank learnt so is read as the other (kde-svg-ancient-egyptians, taught from two suits, had
 learnt "9" for the six and "6" for the nine). Another text must also read clearly better than the
 standard one (``MARGIN``): a deck that prints the standard J in an unusual face is otherwise told
-that "its indices read i for the jack".
+that "its indices read i for the jack". A letter the recognizer cannot spell at all (a Russian
+queen's Д: it knows no Cyrillic) leaves the standard text reading badly and no other text
+better: the player is asked which letter the deck prints, and the deck keeps it, read by its
+taught corners (``vision.rank_reader`` reads no text it cannot spell).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -42,6 +46,25 @@ MARGIN = 2.5
 # on clean renders; photographed corners read less clearly, so the band reaches past both.
 ASK_FROM = 2.0
 SURE = 5.0
+# A rank whose standard text reads worse than this (log-likelihood an index), with no other text
+# learnt or asked about, prints a letter the recognizer cannot spell: the player is asked which.
+# On the layouts of bench/alphabet_margins.py (2026-11-27, 1024 and 512 px) the standard decks'
+# worst read -3.5 (gnome-bellot's J at 512), the Russian queens' Д -4.5 to -8.8.
+UNSPELT_BELOW = -4.0
+
+
+class RankText(NamedTuple):
+    """What a rank's indices read as (``likeliest_texts``).
+
+    Attributes:
+        text: the likeliest text a deck may print for the rank.
+        margin: by how much it beats the standard text, in nats an index (0 for the standard).
+        standard_fit: the standard text's log-likelihood an index.
+    """
+
+    text: str
+    margin: float
+    standard_fit: float
 
 
 @dataclass(frozen=True)
@@ -50,12 +73,13 @@ class LetterQuestion:
 
     Attributes:
         rank: the rank (``RANKS`` letter).
-        text: what its indices look like they print ("V").
+        text: what its indices look like they print ("V"); None when they read as no letter the
+            recognizer can spell (the player names it).
         learnt: whether it is taught so unless the player says otherwise.
     """
 
     rank: str
-    text: str
+    text: str | None
     learnt: bool
 
     @property
@@ -68,6 +92,9 @@ class LetterQuestion:
 
     @property
     def said(self) -> str:
+        if self.text is None:
+            return (f"the {self.name}'s letter reads as none cribcam can spell: does your deck print "
+                    f"{self.standard} for the {self.name}, or which letter?")
         return (f"the {self.name}'s letter looks like {self.text}: does your deck print {self.text} "
                 f"for the {self.name}, not {self.standard}?")
 
@@ -92,7 +119,7 @@ def learn_texts(reader: RankReader, photos: Path, labels: dict, stated: dict[str
     return chosen_texts(likeliest_texts(reader, photos, labels), stated)
 
 
-def chosen_texts(likeliest: dict[str, tuple[str, float]], stated: dict[str, str] | None = None
+def chosen_texts(likeliest: dict[str, RankText], stated: dict[str, str] | None = None
                  ) -> tuple[str, ...]:
     """Each rank's text (``RANKS`` order): the one the player stated; else its likeliest string
     (``likeliest_texts``), unless the rank was not shown, its likeliest string is not ``MARGIN``
@@ -100,30 +127,37 @@ def chosen_texts(likeliest: dict[str, tuple[str, float]], stated: dict[str, str]
     for one rank): then the standard text."""
     stated = stated or {}
     texts = list(RANK_TEXTS)
-    for rank, (text, margin) in likeliest.items():
-        if text not in RANK_TEXTS and margin >= MARGIN:
-            texts[RANKS.index(rank)] = text
+    for rank, read in likeliest.items():
+        if read.text not in RANK_TEXTS and read.margin >= MARGIN:
+            texts[RANKS.index(rank)] = read.text
     for rank, text in stated.items():
         texts[RANKS.index(rank)] = text
     repeated = {t for t, n in Counter(texts).items() if n > 1}
     return tuple(RANK_TEXTS[i] if t in repeated and RANKS[i] not in stated else t for i, t in enumerate(texts))
 
 
-def letter_questions(likeliest: dict[str, tuple[str, float]]) -> list[LetterQuestion]:
+def letter_questions(likeliest: dict[str, RankText]) -> list[LetterQuestion]:
     """The ranks whose likeliest text (``likeliest_texts``) beats the standard one by a margin
-    between ``ASK_FROM`` and ``SURE``: neither surely the deck's letter nor surely a misreading."""
-    return [LetterQuestion(rank, text, learnt=margin >= MARGIN)
-            for rank, (text, margin) in sorted(likeliest.items(), key=lambda item: RANKS.index(item[0]))
-            if text not in RANK_TEXTS and ASK_FROM <= margin < SURE]
+    between ``ASK_FROM`` and ``SURE``: neither surely the deck's letter nor surely a misreading;
+    and those that read as no text at all (``UNSPELT_BELOW``): which letter does the deck print?"""
+    questions = []
+    for rank, read in sorted(likeliest.items(), key=lambda item: RANKS.index(item[0])):
+        own = read.text not in RANK_TEXTS  # a text another rank prints is never this rank's (a Д read as A)
+        if own and ASK_FROM <= read.margin < SURE:
+            questions.append(LetterQuestion(rank, read.text, learnt=read.margin >= MARGIN))
+        elif (not own or read.margin < ASK_FROM) and read.standard_fit < UNSPELT_BELOW:
+            questions.append(LetterQuestion(rank, None, learnt=False))
+    return questions
 
 
-def check_stated(reader: RankReader | None, stated: dict[str, str]) -> dict[str, str]:
-    """The texts a player stated for ranks, as ``RANKS`` letter to text, checked (by ``reader``
-    too, when given: that its recognizer knows their characters).
+def check_stated(stated: dict[str, str]) -> dict[str, str]:
+    """The texts a player stated for ranks, as ``RANKS`` letter to text, checked. A text the
+    recognizer cannot spell is kept all the same: the deck prints it (``RankReader`` reads no
+    text it cannot spell).
 
     Raises:
         ValueError: a rank that is none, a text no deck prints (one or two letters or digits,
-            a capital or digit first), one the recognizer cannot read, or one text for two ranks.
+            a capital or digit first), or one text for two ranks.
     """
     checked = {}
     for rank, text in stated.items():
@@ -137,8 +171,6 @@ def check_stated(reader: RankReader | None, stated: dict[str, str]) -> dict[str,
         if not printed_as_rank(text, rank):
             raise ValueError(f"{text!r} is not a rank's letter: one or two letters or digits, a capital "
                              f"letter or a digit first (V, 1, Kn), a letter first for a court card")
-        if reader is not None:
-            reader.encode([text])
         checked[rank] = text
     texts = chosen_texts({}, checked)
     doubled = sorted({t for t in texts if texts.count(t) > 1})
@@ -147,10 +179,11 @@ def check_stated(reader: RankReader | None, stated: dict[str, str]) -> dict[str,
     return checked
 
 
-def likeliest_texts(reader: RankReader, photos: Path, labels: dict) -> dict[str, tuple[str, float]]:
+def likeliest_texts(reader: RankReader, photos: Path, labels: dict) -> dict[str, RankText]:
     """For each rank shown that a deck may letter its own way (``LETTERED``), its likeliest
-    text and by how much that beats the standard text: the mean difference of their
-    log-likelihoods over its indices (0 when the standard text is the likeliest).
+    text, by how much that beats the standard text (the mean difference of their
+    log-likelihoods over its indices; 0 when the standard text is the likeliest), and how well
+    the standard text reads there (its mean log-likelihood).
 
     The candidates are the standard text and the commonest spellings of the rank's indices
     that a deck may print for that rank (``printed_as_rank``); ``PER_RANK`` indices of a rank
@@ -173,7 +206,7 @@ def likeliest_texts(reader: RankReader, photos: Path, labels: dict) -> dict[str,
         if readable.any():
             per_index = scores[readable].mean(axis=0)
             best = int(per_index.argmax())
-            likeliest[rank] = (candidates[best], float(per_index[best] - per_index[0]))
+            likeliest[rank] = RankText(candidates[best], float(per_index[best] - per_index[0]), float(per_index[0]))
     return likeliest
 
 

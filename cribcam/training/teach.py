@@ -44,7 +44,8 @@ import numpy as np
 
 from cribcam.scoring.cards import CARD_CODES, RANKS, SUITS
 from cribcam.scoring.spoken import counted
-from cribcam.training.alphabet import LetterQuestion, check_stated, learn_texts, letter_questions, likeliest_texts
+from cribcam.training.alphabet import (LetterQuestion, check_stated, chosen_texts, learn_texts, letter_questions,
+                                       likeliest_texts)
 from cribcam.training.heads import fit_softmax, standardise
 from cribcam.training.layout import LayoutPhoto, as_labels, check_names, missing_cards
 from cribcam.training.rehearsal import REHEARSAL, load_rehearsal, rehearsal_crops, split_rehearsal
@@ -54,7 +55,7 @@ from cribcam.vision.evaluate import given_count
 from cribcam.vision.decks import (HEADS_FILE, LABELS_FILE, PHOTOS_DIR, RECORD_FILE, DeckError, TaughtDeck,
                                   deck_folder, lettering)
 from cribcam.vision.models import ModelMissingError, model_files, rank_reader_file
-from cribcam.vision.rank_reader import RANK_TEXTS, RankReader
+from cribcam.vision.rank_reader import RankReader
 
 STORED_SIDE = 1920  # teaching photos are kept at most this large (the reader reads no more)
 # The taught deck reads the held-back rehearsal crops this much worse: it says so (on about
@@ -173,8 +174,8 @@ def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, sett
 
     report("preparing", 0.0, 0.0)
     reader = CardReader(models)  # its finder finds the pips and art to reject; its classifier is taught on
-    if letters and reader.rank_reader:
-        letters = check_stated(reader.rank_reader, letters)
+    if letters:
+        letters = check_stated(letters)
     bundled = reader.classifier
     work = folder.with_name(f".{name}.teaching")
     shutil.rmtree(work, ignore_errors=True)
@@ -187,7 +188,7 @@ def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, sett
             f"and {len(known_held)} rehearsal crops held back")
         cards, features = _features(bundled, lesson["crops"], started, report)
         texts = learn_texts(reader.rank_reader, work / PHOTOS_DIR, labels, letters) if reader.rank_reader \
-            else RANK_TEXTS
+            else chosen_texts({}, letters)
         _fit_heads(cards, features, lesson, settings, bundled.fingerprint(), texts, work / HEADS_FILE)
         report("checking", 0.0, 0.0)
         kept, on_held = _choose(bundled, work / HEADS_FILE, work / PHOTOS_DIR, held, models)

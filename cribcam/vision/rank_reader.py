@@ -44,6 +44,9 @@ WEIGHT = 0.5
 # the recognizer kept 96.5 % of the real photos' indices and 5.8 % of synthetic non-index
 # patches (pips, strokes, edges; ../shared/notes/pretrained-weights.md).
 SEEN_TEXT = -2.0
+# Cyrillic capitals the recognizer (which knows no Cyrillic) reads as the Latin ones they look
+# like: a deck printing Т, В, К is read by T, B, K.
+LOOKALIKES = str.maketrans("АВЕКМНОРСТХ", "ABEKMHOPCTX")
 
 
 def with_rank_opinion(probabilities: np.ndarray, read_ranks, weight: float = WEIGHT) -> np.ndarray:
@@ -88,19 +91,23 @@ class RankReader:
         texts: the 13 strings the deck prints for its ranks, in ``RANKS`` order.
 
     Raises:
-        ValueError: ``texts`` are not 13 distinct strings the recognizer can read.
+        ValueError: ``texts`` are not 13 distinct non-empty strings.
     """
 
     def __init__(self, path: Path, threads: int = 0, texts: tuple[str, ...] = RANK_TEXTS):
         self.session = onnx_session(path, threads)
         self.characters = self.session.get_modelmeta().custom_metadata_map["character"].split("\n")
         self.column = {c: i + 1 for i, c in enumerate(self.characters)}  # column 0 is CTC's blank
-        if len(texts) != len(RANKS) or len(set(texts)) != len(RANKS):
+        if len(texts) != len(RANKS) or len(set(texts)) != len(RANKS) or not all(texts):
             raise ValueError(f"a deck's rank texts are 13 different strings, ace to king; not {list(texts)}")
         self.texts = tuple(texts)
-        # Each rank is read as the deck's string, and as the standard one unless the deck prints
-        # that for a rank: a taught deck's reader still reads the decks lettered as most are.
-        strings = [*enumerate(self.texts), *((r, t) for r, t in enumerate(RANK_TEXTS) if t not in self.texts)]
+        # Each rank is read as the deck's string (Cyrillic capitals as their Latin lookalikes),
+        # and as the standard one unless the deck prints that for a rank: a taught deck's reader
+        # still reads the decks lettered as most are. A string the recognizer cannot spell even
+        # so (a Russian queen's Д) is not read as text; the deck's taught corners read that rank.
+        read_as = [text.translate(LOOKALIKES) for text in self.texts]
+        strings = [*((r, t) for r, t in enumerate(read_as) if self.can_spell(t)),
+                   *((r, t) for r, t in enumerate(RANK_TEXTS) if t not in read_as)]
         labels = self.encode([text for _, text in strings])
         self.rank_of = np.array([rank for rank, _ in strings])
         # Scoring needs only the blank's and the rank strings' columns of the 18,710: taking
@@ -109,6 +116,10 @@ class RankReader:
         self.spelt = np.unique([0, *(c for label in labels for c in label)])
         self.spelt_labels = [[int(np.searchsorted(self.spelt, c)) for c in label] for label in labels]
         self.input_name = self.session.get_inputs()[0].name
+
+    def can_spell(self, text: str) -> bool:
+        """Whether the recognizer knows every character of ``text`` (a non-empty string)."""
+        return bool(text) and all(c in self.column for c in text)
 
     def encode(self, texts) -> list[list[int]]:
         """Each text's character columns in the recognizer's output.
@@ -128,7 +139,14 @@ class RankReader:
         best of its strings'."""
         log_probs, owners = self.read_lines(image, boxes, self.spelt)
         strings = self.likelihoods(log_probs, owners, len(boxes), self.spelt_labels)
-        return np.stack([strings[:, self.rank_of == rank].max(axis=1) for rank in range(len(RANKS))], axis=1)
+        ranks = np.stack([strings[:, self.rank_of == rank].max(axis=1, initial=-np.inf)
+                          for rank in range(len(RANKS))], axis=1)
+        # A rank with no string read (its own unspellable, its standard one another rank's) gets
+        # no opinion: as likely as the likeliest other.
+        unread = ~np.isin(np.arange(len(RANKS)), self.rank_of)
+        if unread.any():
+            ranks[:, unread] = ranks[:, ~unread].max(axis=1, keepdims=True)
+        return ranks
 
     def read_lines(self, image: np.ndarray, boxes: np.ndarray,
                    characters: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:

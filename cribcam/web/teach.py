@@ -255,7 +255,7 @@ def train():
     if not isinstance(letters, dict) or not all(isinstance(v, str) for v in letters.values()):
         raise api.BadRequest('"letters" must map ranks to what the deck prints for them, like {"Q": "V"}')
     try:
-        letters = check_stated(None, letters)
+        letters = check_stated(letters)
     except ValueError as exc:
         raise Unprocessable(str(exc)) from None
     named = _named(session, body)

@@ -179,3 +179,23 @@ def test_a_letter_question_at_a_terminal_takes_yes_no_or_nothing(monkeypatch):
         assert _ask(question) == meant, given
     assert asked[0] == ("The queen's letter looks like V: does your deck print V for the queen, not Q? "
                         "[y/n, or the letter it prints] ")
+
+
+def test_a_letter_that_reads_as_none_is_asked_for_at_a_terminal(monkeypatch):
+    from cribcam.cli.teach import _ask
+    from cribcam.training.alphabet import LetterQuestion
+
+    question = LetterQuestion("Q", None, learnt=False)  # a Russian queen's Д: no letter the recognizer spells
+    asked = []
+
+    def reply(given):
+        def answer(prompt):
+            asked.append(prompt)
+            return given
+        return answer
+
+    for given, meant in [("y", "Q"), ("Д", "Д"), ("n", None), ("", None), ("дд", None)]:
+        monkeypatch.setattr("builtins.input", reply(given))
+        assert _ask(question) == meant, given
+    assert asked[0] == ("The queen's letter reads as none cribcam can spell: does your deck print Q for the "
+                        "queen, or which letter? [y, or the letter it prints] ")

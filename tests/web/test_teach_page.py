@@ -315,6 +315,47 @@ def test_letters_teaching_is_unsure_of_are_asked_before_it_teaches(browser, teac
     tab.close()
 
 
+def test_a_letter_that_reads_as_none_is_asked_for_and_kept(browser, teaching_server, tmp_path):  # noqa: F811
+    """A Russian deck's queen prints Д, a letter the text recognizer cannot spell: the page asks
+    which letter the deck prints (the standard Q, or one typed), and the deck keeps the one typed."""
+    from cribcam.datagen.font_decks import font_decks
+    from cribcam.training import layout
+
+    decks = font_decks(1, seed=0, alphabet="russian")
+    if not decks:
+        pytest.skip("no font with the letters under /usr/share/fonts")
+    files = []
+    for k, suit in enumerate("CD"):
+        image, _ = layout.render_layout(decks[0], suit, seed=k)
+        files.append(tmp_path / f"{suit}.jpg")
+        cv2.imwrite(str(files[-1]), image)
+    _, server = teaching_server
+    tab = teach_tab(browser, server, DESKTOP)
+    page = tab.page
+    page.fill("#deck-name", "russian-deck")
+    page.set_input_files("#teach-input", [str(f) for f in files])
+    expect(page.locator(".layout-photo")).to_have_count(2, timeout=60_000)
+    for chip in page.locator(".layout-photo .chip.unsure").all():  # names to check: kept as proposed
+        chip.click()
+        page.keyboard.press("Enter")
+
+    page.click("#train-button")
+    question = page.locator(".letter-question").filter(has_text="queen")
+    expect(question).to_contain_text("The queen's letter reads as none cribcam can spell: does your deck print Q "
+                                     "for the queen, or which letter?", timeout=60_000)
+    expect(question.get_by_role("button")).to_have_text(["Yes, Q", "Another letter"])
+    tab.shot("teach-04-letter-asked-for")
+    for other in page.locator(".letter-question").filter(has_not_text="queen").all():
+        other.get_by_role("button").first.click()  # any other question: as it looks
+    question.get_by_role("button", name="Another letter").click()
+    page.get_by_label("The letter your deck prints for the queen").fill("\u0414")
+    page.keyboard.press("Enter")
+    expect(page.locator("#try")).to_be_visible(timeout=180_000)
+    (deck,) = list_decks()
+    assert deck.record["rank_texts"]["Q"] == "\u0414"
+    tab.close()
+
+
 def answer_photos(page, answers: list[dict]) -> list[dict]:
     """Answers the page's photos in turn with ``answers`` (each: the photo's name, its cards'
     names and problems; or ``refused``: the server's error), as the server would; returns the

@@ -274,7 +274,8 @@ async function train() {
 }
 
 // "The queen's letter looks like V: does your deck print V for the queen, not Q?" Yes, no, or
-// the letter the deck prints, typed; the last answer teaches.
+// the letter the deck prints, typed; the last answer teaches. A letter that reads as none
+// (q.text null: a Russian queen's Д) is the standard one (yes) or the one typed.
 function askLetters(questions) {
   const answers = {};
   const answered = (q, answer, chosen, choices) => {
@@ -297,10 +298,13 @@ function askLetters(questions) {
       b.textContent = label;
       return b;
     };
-    const choices = [button(`Yes, ${q.text}`), button(`No, ${q.standard}`), button("Another letter")];
-    choices[0].addEventListener("click", () => answered(q, q.text, choices[0], choices));
-    choices[1].addEventListener("click", () => answered(q, q.standard, choices[1], choices));
-    choices[2].addEventListener("click", () => { // it prints neither: the player types what it prints
+    const plain = q.text === null
+      ? [[`Yes, ${q.standard}`, q.standard]]
+      : [[`Yes, ${q.text}`, q.text], [`No, ${q.standard}`, q.standard]];
+    const choices = [...plain.map(([label]) => button(label)), button("Another letter")];
+    plain.forEach(([, answer], k) => choices[k].addEventListener("click", () => answered(q, answer, choices[k], choices)));
+    const other = choices[choices.length - 1];
+    other.addEventListener("click", () => { // the player types what it prints
       const input = document.createElement("input");
       input.type = "text";
       input.maxLength = 2;
@@ -309,9 +313,9 @@ function askLetters(questions) {
       input.addEventListener("keydown", (event) => {
         if (event.key !== "Enter" || !input.value.trim()) return;
         event.preventDefault();
-        answered(q, input.value.trim(), choices[2], choices);
+        answered(q, input.value.trim(), other, choices);
       });
-      choices[2].after(input);
+      other.after(input);
       input.focus();
     });
     row.append(text, ...choices);
