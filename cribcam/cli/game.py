@@ -39,9 +39,10 @@ def add_parser(subparsers) -> None:
         "game", help="keep the score of a whole game",
         description="Keep the score of a game: deals, the play, the shows, muggins, "
                     "irregularities, to 121 or 61; saved in a database.",
-        epilog="example: cribcam game new --players Ann Bob --muggins, then cribcam game add "
-               "ID deal 5S; cribcam game add ID play Bob:K Ann:5 ...; cribcam game add ID show "
-               "5H 5C 5D JS --claim 28")
+        epilog="example (Ann deals, Bob leads the play and shows first): ID=$(cribcam game "
+               "new --players Ann Bob --muggins); cribcam game add $ID deal 5S; cribcam game "
+               "add $ID play Bob:K Ann:5 Bob:3 Ann:5 Bob:2 Ann:6 Bob:A Ann:9; cribcam game add "
+               "$ID show AC 2D 3H KS --claim 5")
     database = argparse.ArgumentParser(add_help=False)
     add_db_option(database)
     commands = parser.add_subparsers(dest="game_command", metavar="ACTION",
@@ -177,11 +178,13 @@ def format_list(listing: dict, missing: str | None = None) -> str:
                     f"fill {listing['pages']} page{'s' if listing['pages'] != 1 else ''}.")
         where = f" ({missing})" if missing else ""
         return f"No games kept yet{where}: start one with cribcam game new --players Ann Bob"
-    rows = [("ID", "PLAYERS", "SCORE", "TO", "STATE", "LAST CHANGE (UTC)")]
+    rows = [("ID", "PLAYERS", "SCORE", "GAME", "STATE", "LAST CHANGE (UTC)")]
     for game in listing["games"]:
+        # Six-card cribbage is the usual game; a five-card one is marked, as on the page.
+        five_card = ", five-card" if game["variant"] == "five-card" else ""
         rows.append((game["id"], " v ".join(side["name"] for side in game["sides"]),
                      "-".join(str(side["score"]) for side in game["sides"]),
-                     str(game["target"]), game["status"],
+                     f"to {game['target']}{five_card}", game["status"],
                      game["changed"][:16].replace("T", " ")))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
@@ -260,26 +263,25 @@ def format_state(state: dict, log: bool = True) -> str:
     for side in state["sides"]:
         lines.append(f"  {side['name']:<{width}}  {side['score']:>3}  (back peg {side['back']})")
     if state["over"]:
-        result = state["result"]
-        losses = "; ".join(f"{loss['side']} {loss['kind']}" for loss in result["losses"])
-        lines.append(f"Game over: {state['ended']}. {result['winner']} wins ({losses}: "
-                     f"{result['games']} game{'s' if result['games'] != 1 else ''}).")
+        lines.append(f"Game over: {state['ended']}. {state['result']['said']}.")
     else:
-        lines.append(f"Next: {describe_next(state['next'])}")
+        lines.append(f"Next: {describe_next(state['next'], state['id'])}")
     tally = state["match"]["tally"]
     if len(state["match"]["games"]) > 1 or state["over"]:
         lines.append("Match: " + ", ".join(f"{t['side']} {t['games']}" for t in tally))
     return "\n".join(lines)
 
 
-def describe_next(step: dict) -> str:
+def describe_next(step: dict, game_id: str) -> str:
+    """What comes next, with the command that enters it, for this very game."""
+    add = f"cribcam game add {game_id}"
     if step["step"] == "deal":
-        return f"{step['player']} deals (cribcam game add ID deal STARTER)"
+        return f"{step['player']} deals ({add} deal STARTER)"
     if step["step"] == "play":
-        return (f"the play, {step['player']} leads (add ID play TURN ...), or pegs as numbers, "
-                f"then {step['player']}'s hand")
+        return (f"the play, {step['player']} leads ({add} play TURN ...), or its pegs as "
+                f"numbers ({add} peg PLAYER POINTS); then {step['player']}'s hand")
     what = "crib" if step["crib"] else "hand"
-    return f"{step['player']}'s {what} (add ID show CARD ... --claim N)"
+    return f"{step['player']}'s {what} ({add} show CARD ... --claim N)"
 
 
 def _print_state(args, state: dict) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cribcam.game.setup import Setup
+from cribcam.scoring.spoken import counted
 
 SKUNK_LINE = 91  # skunk variation, 121 only: a loser short of 91 is skunked
 DOUBLE_SKUNK_LINE = 61  # and short of 61 double-skunked
@@ -44,8 +45,19 @@ class Result:
         """Games the winner takes in the match: the sum over the sides he beat."""
         return sum(loss.games for loss in self.losses)
 
+    def said(self, setup: Setup) -> str:
+        """The result in words, as ``cribcam game`` and the page say it: "Ann wins: 1 game
+        (Bob 95)", "Ann wins: 2 games (Bob 59: lurch)"; the kind of loss is named when it
+        is more than a single game."""
+        losses = "; ".join(f"{setup.side_name(loss.side)} {loss.score}"
+                           + (f": {loss.kind}" if loss.games > 1 else "")
+                           for loss in self.losses)
+        win = "win" if len(setup.sides[self.winner]) > 1 else "wins"  # "A & C win"
+        return f"{setup.side_name(self.winner)} {win}: {counted(self.games, 'game')} ({losses})"
+
     def as_dict(self, setup: Setup) -> dict:
         return {"winner": setup.side_name(self.winner), "games": self.games,
+                "said": self.said(setup),
                 "losses": [{"side": setup.side_name(loss.side), "score": loss.score,
                             "kind": loss.kind, "games": loss.games} for loss in self.losses]}
 

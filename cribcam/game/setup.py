@@ -31,7 +31,9 @@ PLAYER_COUNTS = (2, 3, 4, 6)
 TARGETS = (121, 61)
 CRIB_SIZE = 4
 DEFAULT_NAMES = "ABCDEF"
-_NAME = re.compile(r"^[^\s:=]{1,20}$")  # a name must survive in a play token, `NAME:CARD`
+NAME_LENGTH = 20  # the longest name
+# A name must survive in a play token, `NAME:CARD`.
+_NAME = re.compile(rf"^[^\s:=]{{1,{NAME_LENGTH}}}$")
 _DEALING = {
     (2, "six-card"): "six cards each, two each laid away to the crib",
     (2, "five-card"): "five cards each, two each laid away to the crib",
@@ -40,6 +42,21 @@ _DEALING = {
     (6, "six-card"): "five cards to the four players from the dealer's left, four to the last "
                      "two; the four lay one each away to the crib",
 }
+
+
+def _check_count(count: int) -> None:
+    """``GameError`` for a number of players cribbage is not played by."""
+    if count not in PLAYER_COUNTS:
+        raise GameError(f"{counted(count, 'player')}: cribbage is played by 2, 3, 4 (two "
+                        f"partnerships) or 6 (two teams of three)")
+
+
+def _shown(name) -> str:
+    """``name`` quoted for a message, cut short when it is too long to be a name: a message
+    that repeated thousands of characters pasted by mistake would bury what it says."""
+    if isinstance(name, str) and len(name) > NAME_LENGTH:
+        return repr(name[:NAME_LENGTH] + "…")
+    return repr(name)
 
 
 @dataclass(frozen=True)
@@ -66,13 +83,11 @@ class Setup:
     def __post_init__(self) -> None:
         players = tuple(self.players)
         object.__setattr__(self, "players", players)
-        if len(players) not in PLAYER_COUNTS:
-            raise GameError(f"{counted(len(players), 'player')}: cribbage is played by 2, 3, 4 "
-                            f"(two partnerships) or 6 (two teams of three)")
+        _check_count(len(players))
         for name in players:
             if not isinstance(name, str) or not _NAME.match(name):
-                raise GameError(f"{name!r} is not a usable name: 1 to 20 characters, no spaces, "
-                                f"':' or '='")
+                raise GameError(f"{_shown(name)} is not a usable name: 1 to {NAME_LENGTH} "
+                                f"characters, no spaces, ':' or '='")
         if len(set(players)) != len(players):
             raise GameError("two players have the same name")
         if self.variant not in rules.VARIANTS:
@@ -95,8 +110,7 @@ class Setup:
     @classmethod
     def for_count(cls, count: int, **options) -> "Setup":
         """A setup for ``count`` players named A, B, C...; ``options`` as the attributes."""
-        if count not in PLAYER_COUNTS:
-            raise GameError(f"{counted(count, 'player')}: cribbage is played by 2, 3, 4 or 6")
+        _check_count(count)
         return cls(tuple(DEFAULT_NAMES[:count]), **options)
 
     @classmethod
@@ -135,7 +149,7 @@ class Setup:
                 if matches:
                     raise GameError(f"{name!r} could be {' or '.join(matches)}: write the "
                                     f"name in full")
-        raise GameError(f"{name!r} is not a player of this game ({', '.join(self.players)})")
+        raise GameError(f"{_shown(name)} is not a player of this game ({', '.join(self.players)})")
 
     def left_of(self, player: str, steps: int = 1) -> str:
         return self.players[(self.players.index(player) + steps) % len(self.players)]

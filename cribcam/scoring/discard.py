@@ -28,6 +28,7 @@ import numpy as np
 from cribcam.scoring import rules
 from cribcam.scoring.cards import (RANKS, SUITS, Card, CardError, CardLike, check_distinct,
                                    parse_cards)
+from cribcam.scoring.spoken import counted
 from cribcam.scoring.stats import deal_totals
 
 # Cards dealt to each player, and the games that deal them. Each player keeps a hand of the
@@ -135,11 +136,17 @@ def dealt_cards(cards: Iterable[CardLike] | str,
     if variant not in rules.VARIANTS:
         raise CardError(f"unknown variant {variant!r}: choose one of {', '.join(rules.VARIANTS)}")
     dealt = tuple(parse_cards(cards))
+    # Both mistakes are said at once: a card typed twice is often why the count is wrong.
+    problems = []
+    try:
+        check_distinct(dealt)
+    except CardError as exc:
+        problems.append(str(exc))
     if len(dealt) not in DEALT[variant]:
         counts = " or ".join(f"{n} ({players})" for n, players in DEALT[variant].items())
-        raise CardError(f"{len(dealt)} card{'s' if len(dealt) != 1 else ''} given; "
-                        f"{variant} cribbage deals {counts}")
-    check_distinct(dealt)
+        problems.append(f"{counted(len(dealt), 'card')} given; {variant} cribbage deals {counts}")
+    if problems:
+        raise CardError(". ".join(problems))
     return dealt
 
 

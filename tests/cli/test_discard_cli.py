@@ -108,6 +108,8 @@ def test_five_card_cribbage_and_one_card_laid_away():
     (["5H", "5C", "6D", "JD", "QS", "5H"], "5H appears twice"),
     (["5H", "5C", "6D", "JD", "QS", "KS", "--variant", "five-card"],
      "6 cards given; five-card cribbage deals 5"),
+    (["5H", "5H", "6D", "JD", "QS", "KS", "--variant", "five-card"],
+     "5H appears twice; a deck has one 5H. 6 cards given; five-card cribbage deals 5"),
     (["5H", "5C", "6D", "JD", "QS", "KS", "--dealer", "--pone"], "not allowed with argument"),
 ])
 def test_bad_deals_exit_2_with_one_line_or_json(args, message):

@@ -30,12 +30,16 @@ def test_a_deal_from_the_command_line(capsys, db):
     game_id = out.strip()  # the id alone on standard output, as ID=$(cribcam game new ...) takes it
     assert len(out.splitlines()) == 1 and err.startswith(f"Game {game_id}\n")
     assert "Ann v Bob (six-card, to 121, muggins)" in err
-    assert "Next: Ann deals" in err
+    # What comes next is hinted as the whole command, this game's id in it.
+    assert f"Next: Ann deals (cribcam game add {game_id} deal STARTER)" in err
 
-    run(capsys, "game", "add", game_id, "deal", "5S", "--db", db)
+    _, out, _ = run(capsys, "game", "add", game_id, "deal", "5S", "--db", db)
+    assert (f"Next: the play, Bob leads (cribcam game add {game_id} play TURN ...), or its pegs "
+            f"as numbers (cribcam game add {game_id} peg PLAYER POINTS); then Bob's hand") in out
     status, out, _ = run(capsys, "game", "add", game_id, "play", "Bob:KS", "Ann:5H", "Bob:3H",
                          "Ann:5C", "Bob:2D", "Ann:5D", "Bob:AC", "Ann:JS", "--db", db)
     assert "  Ann    3  (back peg 2)\n  Bob    2  (back peg 0)" in out
+    assert f"Next: Bob's hand (cribcam game add {game_id} show CARD ... --claim N)" in out
     status, out, _ = run(capsys, "game", "add", game_id, "show", "AC", "2D", "3H", "KS",
                          "--claim", "5", "--db", db)
     assert status == 0
@@ -88,7 +92,7 @@ def test_a_game_to_the_end_and_the_next_game_in_a_real_process(tmp_path, db):
         result = cribcam("add", game_id, "peg", "B", points)
     assert result.returncode == 0, result.stderr
     assert "Game over: B reached 61 with the play: B pegs 1" in result.stdout
-    assert "B wins (A lurch; C lurch: 4 games)" in result.stdout
+    assert "B wins: 4 games (A 2: lurch; C 0: lurch)." in result.stdout
     assert "Match: A 0, B 4, C 0" in result.stdout
     result = cribcam("add", game_id, "show", "--claim", "4")
     assert result.returncode == 2
@@ -102,7 +106,7 @@ def test_a_game_to_the_end_and_the_next_game_in_a_real_process(tmp_path, db):
         2, f"cribcam game: error: game {game_id}'s result stands: the match's next game "
            f"{second} has begun from it; undo in {second} instead\n")
     result = cribcam("show", game_id)
-    assert "B wins (A lurch; C lurch: 4 games)" in result.stdout
+    assert "B wins: 4 games (A 2: lurch; C 0: lurch)." in result.stdout
     assert "Match: A 0, B 4, C 0" in result.stdout
     result = cribcam("show", "nope")
     assert (result.returncode, result.stderr) == (2, "cribcam game: error: no game 'nope'\n")
@@ -116,18 +120,21 @@ def test_the_games_kept_are_listed(capsys, db):
     assert (status, out) == (0, "No games kept yet: start one with cribcam game new --players "
                                 "Ann Bob\n")
     ids = []
-    for players in (["Ann", "Bob"], ["Cy", "Di", "Ed"], ["Fay", "Gus"]):
-        _, out, _ = run(capsys, "game", "new", "--players", *players, "--to", "61", "--db", db)
+    for players, variant in ((["Ann", "Bob"], "six-card"), (["Cy", "Di", "Ed"], "six-card"),
+                             (["Fay", "Gus"], "five-card")):
+        _, out, _ = run(capsys, "game", "new", "--players", *players, "--variant", variant,
+                        "--to", "61", "--db", db)
         ids.append(out.strip())
     run(capsys, "game", "add", ids[0], "deal", "--db", db)  # Ann v Bob changed last
     run(capsys, "game", "add", ids[0], "peg", "b", "2", "--db", db)  # b: Bob
     status, out, _ = run(capsys, "game", "list", "--per-page", "2", "--db", db)
     lines = out.splitlines()
-    assert lines[0].split() == ["ID", "PLAYERS", "SCORE", "TO", "STATE", "LAST", "CHANGE",
+    assert lines[0].split() == ["ID", "PLAYERS", "SCORE", "GAME", "STATE", "LAST", "CHANGE",
                                 "(UTC)"]
     assert lines[1].startswith(f"{ids[0]}  Ann v Bob") and "0-2" in lines[1]
     assert "deal 1: the play next" in lines[1]
-    assert lines[2].startswith(f"{ids[2]}  Fay v Gus")
+    assert " to 61 " in lines[1] and "five-card" not in lines[1]  # six-card: the usual game
+    assert lines[2].startswith(f"{ids[2]}  Fay v Gus") and " to 61, five-card " in lines[2]
     assert lines[-1] == ("Games 1-2 of 3 (page 1 of 2: --page 2 for more). Open one: cribcam "
                          "game show ID")
     status, out, _ = run(capsys, "game", "list", "--page", "2", "--per-page", "2", "--json",
@@ -177,17 +184,45 @@ def test_the_winner_stops_in_the_game_hole(capsys, db):
     assert "not scored, the game was over: Ann 13" in out
 
 
-def test_the_readmes_example_keeps_the_id_in_a_shell_variable(tmp_path):
-    script = ("set -e\n"
-              "ID=$(cribcam game new --players Ann Bob --muggins)\n"
-              "cribcam game add $ID deal 5S\n"
-              "cribcam game show $ID --json > state.json\n")
-    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "CRIBCAM_DB": f"sqlite:///{tmp_path / 'g.sqlite3'}",
-           "HOME": str(tmp_path)}
-    result = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+def shell(script: str, tmp_path) -> subprocess.CompletedProcess:
+    """``script`` run by bash as a user runs it after ``source .venv/bin/activate`` (this
+    Python's ``cribcam`` on the PATH), stopping at the first command that fails; the games
+    kept in a data folder of the test's own."""
+    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(tmp_path),
+           "CRIBCAM_DATA": str(tmp_path / "data")}
+    return subprocess.run(["bash", "-e", "-c", script], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=300)
+
+
+def test_the_readmes_game_runs_as_written(tmp_path):
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme[readme.index("\n## The whole game\n"):]
+    block = section.split("```sh\n", 1)[1].split("```", 1)[0]
+    result = shell(block, tmp_path)
     assert result.returncode == 0, result.stderr
-    state = json.loads((tmp_path / "state.json").read_text())
-    assert state["setup"]["players"] == ["Ann", "Bob"] and len(state["log"]) == 1
+    # The whole first deal: the play held every card, then the three shows.
+    assert ("Bob's hand: AC 2D 3H KS — fifteen 2, fifteen 4 and a run of three is 7"
+            in result.stdout)
+    assert "Ann's crib: 7C 8D TH QC" in result.stdout
+    assert "  Ann   23  (back peg 17)\n  Bob    5  (back peg 0)\nNext: Bob deals" in result.stdout
+    assert "Ann v Bob  23-5" in result.stdout  # the list
+
+
+def test_the_helps_example_runs_as_written(capsys, tmp_path):
+    with pytest.raises(SystemExit):
+        main(["game", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    example = said.split("example (Ann deals, Bob leads the play and shows first): ", 1)[1]
+    result = shell(example, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "Bob's hand: AC 2D 3H KS" in result.stdout and "Next: Ann's hand" in result.stdout
+
+
+def test_an_overlong_name_is_not_repeated_whole(capsys, db):
+    status, out, err = run(capsys, "game", "new", "--players", "Ann", "x" * 5000, "--db", db)
+    assert (status, out) == (2, "")
+    assert err == ("cribcam game: error: 'xxxxxxxxxxxxxxxxxxxx…' is not a usable name: 1 to 20 "
+                   "characters, no spaces, ':' or '='\n")
 
 
 @pytest.mark.parametrize("command", [["game", "new"], ["game", "list"], ["serve"]])

@@ -27,9 +27,20 @@ def test_three_handed_losers_are_judged_each_by_his_own_score():
     assert [(loss.side, loss.kind) for loss in result.losses] == [(0, "single game"),
                                                                   (2, "lurch")]
     assert result.as_dict(setup) == {
-        "winner": "B", "games": 3,
+        "winner": "B", "games": 3, "said": "B wins: 3 games (A 40; C 20: lurch)",
         "losses": [{"side": "A", "score": 40, "kind": "single game", "games": 1},
                    {"side": "C", "score": 20, "kind": "lurch", "games": 2}]}
+
+
+@pytest.mark.parametrize("target, skunk, loser, said", [
+    (121, False, 95, "Ann wins: 1 game (Bob 95)"),
+    (121, False, 59, "Ann wins: 2 games (Bob 59: lurch)"),
+    (121, True, 80, "Ann wins: 2 games (Bob 80: skunk)"),
+    (121, True, 50, "Ann wins: 4 games (Bob 50: double skunk)"),
+])
+def test_the_result_in_words(target, skunk, loser, said):
+    setup = Setup(("Ann", "Bob"), target=target, skunk=skunk)
+    assert game_result(setup, [target, loser], 0).said(setup) == said
 
 
 def test_a_match_tally_adds_the_games_each_side_won():

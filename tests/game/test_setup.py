@@ -43,6 +43,30 @@ def test_impossible_setups_are_refused(players, options, message):
         Setup(players, **options)
 
 
+@pytest.mark.parametrize("count", [1, 5, 7])
+def test_a_wrong_number_of_players_is_said_alike_for_names_and_for_a_count(count):
+    with pytest.raises(GameError) as by_names:
+        Setup(tuple("ABCDEFG"[:count]))
+    with pytest.raises(GameError) as by_count:
+        Setup.for_count(count)
+    assert str(by_names.value) == str(by_count.value) == (
+        f"{count} player{'s' if count > 1 else ''}: cribbage is played by 2, 3, 4 (two "
+        f"partnerships) or 6 (two teams of three)")
+
+
+def test_an_overlong_name_is_refused_without_repeating_it_all():
+    pasted = "x" * 5000
+    with pytest.raises(GameError) as refused:
+        Setup(("Ann", pasted))
+    assert str(refused.value) == ("'xxxxxxxxxxxxxxxxxxxx…' is not a usable name: 1 to 20 "
+                                  "characters, no spaces, ':' or '='")
+    with pytest.raises(GameError) as refused:
+        Setup(("Ann", "Bob")).player(pasted)
+    assert str(refused.value) == "'xxxxxxxxxxxxxxxxxxxx…' is not a player of this game (Ann, Bob)"
+    with pytest.raises(GameError, match="^'Bo b' is not a usable name"):  # short: said whole
+        Setup(("Ann", "Bo b"))
+
+
 def test_the_usual_length_of_a_game():
     assert Setup(("A", "B")).target == 121
     assert Setup(("A", "B"), variant="five-card").target == 61

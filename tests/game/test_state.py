@@ -84,8 +84,9 @@ def test_two_player_game_to_121_with_a_lurch():
     state = game.as_dict()
     assert state["sides"] == [{"name": "A", "players": ["A"], "score": 121, "back": 120},
                               {"name": "B", "players": ["B"], "score": 31, "back": 24}]
-    assert state["result"] == {"winner": "A", "games": 2, "losses": [
-        {"side": "B", "score": 31, "kind": "lurch", "games": 2}]}
+    assert state["result"] == {
+        "winner": "A", "games": 2, "said": "A wins: 2 games (B 31: lurch)",
+        "losses": [{"side": "B", "score": 31, "kind": "lurch", "games": 2}]}
     assert len(state["log"]) == 15 and state["over"] and state["next"]["step"] == "over"
     over_claim = game.log[7]
     assert over_claim.notes == ["A: Over-claimed by 1 (30 is not a possible hand count): the "

@@ -167,3 +167,11 @@ def test_the_json_form():
 def test_a_deal_that_cannot_be_is_refused(cards, variant, message):
     with pytest.raises(CardError, match=re.escape(message)):
         advise(cards, variant=variant)
+
+
+def test_a_card_dealt_twice_is_said_with_the_wrong_number_of_cards():
+    # The walkthrough's deal: its count was said, not the 5H typed twice that may explain it.
+    with pytest.raises(CardError) as refused:
+        advise("5H 5H 6D JD QS KS", variant="five-card")
+    assert str(refused.value) == ("5H appears twice; a deck has one 5H. 6 cards given; "
+                                  "five-card cribbage deals 5 (two players)")

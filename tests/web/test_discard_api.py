@@ -62,6 +62,8 @@ def test_pone_five_card_and_cards_as_a_string(client):
     ({"cards": DEAL + ["2C"]}, "7 cards given; six-card cribbage deals 6"),
     ({"cards": DEAL[:5] + ["5H"]}, "5H appears twice"),
     ({"cards": DEAL, "variant": "five-card"}, "6 cards given; five-card cribbage deals 5"),
+    ({"cards": ["5H", "5H", "6D", "JD", "QS", "KS"], "variant": "five-card"},
+     "5H appears twice; a deck has one 5H. 6 cards given; five-card cribbage deals 5"),
 ])
 def test_cards_that_make_no_deal_answer_422(client, body, message):
     response = client.post("/api/discard", json=body)

@@ -145,3 +145,63 @@ def test_the_new_deal_button_stands_apart_from_the_photo_button(open_page):
         photo = tab.page.locator('label[for="photo-input"]').bounding_box()
         assert photo["y"] - (new_deal["y"] + new_deal["height"]) >= 8, (new_deal, photo)
         tab.shot(f"discard-04-buttons-{'phone' if viewport else 'desktop'}")
+
+
+def test_advise_with_an_empty_box_clears_the_advice_before(open_page):
+    tab = open_page()
+    page = tab.page
+    goto_discard(tab)
+    page.fill("#typed-cards", " ".join(DEAL))
+    page.click("#type-form button[type=submit]")
+    expect_options(page, advise(DEAL, dealer=True))
+    page.fill("#typed-cards", "")
+    page.click("#type-form button[type=submit]")
+    expect(page.locator("#deal-error")).to_have_text(
+        "Type the cards dealt, like 5H 5C 6D JD QS KS.")
+    expect(page.locator("#advice")).to_be_hidden()  # no advice for cards no longer asked about
+    expect(page.locator("#advice-empty")).to_be_visible()
+    expect(page.locator("#dealt-chips .chip")).to_have_count(0)
+    tab.shot("discard-06-empty-advise-desktop")
+
+
+def test_a_card_typed_twice_in_five_card_cribbage_is_said_with_the_count(open_page):
+    tab = open_page(viewport=PHONE)
+    page = tab.page
+    goto_discard(tab)
+    page.click('input[name="variant"][value="five-card"] >> xpath=..')
+    page.fill("#typed-cards", "5H 5H 6D JD QS KS")
+    page.click("#type-form button[type=submit]")
+    expect(page.locator("#deal-error")).to_have_text(
+        "5H appears twice; a deck has one 5H. 6 cards given; five-card cribbage deals 5 (two "
+        "players)")
+    tab.shot("discard-07-twice-five-card-phone")
+
+
+def test_on_a_phone_the_deal_and_the_table_fit_the_width_tidily(open_page):
+    tab = open_page(viewport=PHONE)
+    page = tab.page
+    goto_discard(tab)
+    page.click("text=Theirs")  # negative nets: the widest figures
+    tens = ["TH", "TC", "TD", "TS", "QS", "KS"]  # cards of two characters: the widest
+    page.fill("#typed-cards", " ".join(tens))
+    page.click("#type-form button[type=submit]")
+    expect_options(page, advise(tens, dealer=False))
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    # Nothing past the right edge of the screen, nor past the panel that holds it.
+    beyond = page.evaluate("""width => [...document.querySelectorAll('main *')].filter(e => {
+        const box = e.getBoundingClientRect();
+        const panel = e.closest('.panel').getBoundingClientRect();
+        return box.width && (box.right > Math.min(width, panel.right) + 0.5
+                             || box.left < panel.left - 0.5);
+      }).map(e => e.outerHTML.slice(0, 80))""", PHONE["width"])
+    assert beyond == []
+    # The six cards dealt in one row, under their label.
+    tops = page.locator("#dealt-chips .chip").evaluate_all(
+        "chips => chips.map(c => Math.round(c.getBoundingClientRect().top))")
+    assert len(tops) == 6 and len(set(tops)) == 1, tops
+    # Each cell's cards on one line: the two laid away side by side, the four kept likewise.
+    for cells in page.locator("#options tr").evaluate_all("""rows => rows.map(r =>
+            [...r.querySelectorAll('td .mini-cards')].map(cell => new Set([...cell.children]
+                .map(m => Math.round(m.getBoundingClientRect().top))).size))"""):
+        assert cells == [1, 1], cells
+    tab.shot("discard-05-table-phone")

@@ -156,8 +156,16 @@ def test_bodies_are_read_as_on_api_count(client):
     assert len(client.get(f"/api/games/{game_id}").get_json()["log"]) == 1
 
 
+PLAYED_BY = "cribbage is played by 2, 3, 4 (two partnerships) or 6 (two teams of three)"
+
+
 @pytest.mark.parametrize("setup, status, message", [
     ({"players": 5}, 422, "5 players"),
+    ({"players": 1}, 422, f"1 player: {PLAYED_BY}"),  # a count, as the page sends "1"
+    ({"players": 7}, 422, f"7 players: {PLAYED_BY}"),
+    ({"players": list("ABCDEFG")}, 422, f"7 players: {PLAYED_BY}"),  # names: the same words
+    ({"players": ["Ann", "x" * 5000]}, 422, "'xxxxxxxxxxxxxxxxxxxx…' is not a usable name: 1 to "
+                                            "20 characters"),
     ({"players": ["Ann", "Ann"]}, 422, "the same name"),
     ({"players": "Ann Bob"}, 400, '"players" must be a number of players or a list'),
     ({"target": "121"}, 400, '"target" must be a whole number'),
@@ -170,6 +178,7 @@ def test_bad_setups(client, setup, status, message):
     response = client.post("/api/games", json=setup)
     assert response.status_code == status
     assert message in response.get_json()["error"]
+    assert len(response.get_json()["error"]) < 200  # a name pasted by mistake is not echoed whole
 
 
 def test_a_finished_game_its_export_and_the_next_game_of_the_match(client):
@@ -179,8 +188,9 @@ def test_a_finished_game_its_export_and_the_next_game_of_the_match(client):
     for points in (15, 15, 15, 14):
         state = add(client, game_id, {"type": "peg", "player": "C", "points": points})
     assert scores(state) == [61, 0] and state["over"]
-    assert state["result"] == {"winner": "A & C", "games": 2, "losses": [
-        {"side": "B & D", "score": 0, "kind": "lurch", "games": 2}]}
+    assert state["result"] == {
+        "winner": "A & C", "games": 2, "said": "A & C win: 2 games (B & D 0: lurch)",
+        "losses": [{"side": "B & D", "score": 0, "kind": "lurch", "games": 2}]}
     assert "game is over" in add(client, game_id, DEAL, 422)["error"]
 
     response = client.get(f"/api/games/{game_id}/export")

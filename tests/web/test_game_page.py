@@ -9,6 +9,7 @@ import re
 import numpy as np
 import pytest
 
+from cribcam.cli.main import main
 from cribcam.web import create_app
 
 from test_e2e import DESKTOP, PHONE, SHOTS, Page, browser, expect  # noqa: F401 (browser: the fixture)
@@ -157,14 +158,17 @@ def test_the_games_kept_are_listed_and_one_is_opened_from_the_list(open_game):
     page = tab.page
     expect(page.locator("#games-empty")).to_be_visible()  # none yet
     client = app.test_client()
-    ids = [new_game(client, players=[f"P{n}", f"Q{n}"], target=61) for n in range(11)]
+    ids = [new_game(client, players=[f"P{n}", f"Q{n}"], target=61) for n in range(10)]
+    ids.append(new_game(client, players=["P10", "Q10"], variant="five-card"))
     played = new_game(client, {"type": "deal", "starter": "5S"}, {"type": "play", "turns": PLAY})
     page.reload()
     expect(page.locator("body.ready")).to_have_count(1)
     rows = page.locator("#games tbody tr")
     expect(rows).to_have_count(10)  # ten a page, the last changed first
     expect(rows.first).to_contain_text("Ann v Bob")
-    expect(rows.first).to_contain_text("3–2 (to 121)")
+    expect(rows.first.locator(".game-score")).to_have_text("3–2 (to 121)")
+    expect(rows.nth(1).locator(".game-score")).to_have_text("0–0 (to 61, five-card)")
+    expect(rows.nth(2).locator(".game-score")).to_have_text("0–0 (to 61)")  # six-card, to 61
     expect(rows.first).to_contain_text("deal 1: Bob's hand next")
     expect(page.locator("#games-where")).to_have_text("1–10 of 12")
     page.click("#games-older")
@@ -214,7 +218,7 @@ def test_a_reason_in_the_log_reads_without_brackets_in_brackets(open_game):
     expect(scored).to_have_text("Bob +2: his heels (a jack turned up)")
 
 
-def test_the_winner_pegs_out_and_nothing_is_scored_after_the_end(open_game):
+def test_the_winner_pegs_out_and_nothing_is_scored_after_the_end(open_game, tmp_path, capsys):
     tab, app = open_game()
     pegs_ = [{"type": "peg", "player": "Ann", "points": n} for n in (15, 15, 15, 14)]
     game_id = new_game(app.test_client(), {"type": "deal"}, *pegs_, players=["Ann", "Bob"],
@@ -226,7 +230,10 @@ def test_the_winner_pegs_out_and_nothing_is_scored_after_the_end(open_game):
     page.select_option("#peg-player", "Ann")
     page.fill("#peg-points", "15")
     page.click("#peg-button")
-    expect(page.locator("#result")).to_contain_text("Ann wins")
+    expect(page.locator("#result p").first).to_have_text("Ann wins: 2 games (Bob 0: lurch).")
+    # `cribcam game show` says the result in the very same words.
+    main(["game", "show", game_id, "--db", f"sqlite:///{tmp_path / 'games.sqlite3'}"])
+    assert ". Ann wins: 2 games (Bob 0: lurch).\n" in capsys.readouterr().out
     assert scores(page) == ["61", "0"]  # not 74: the rest is listed as not scored
     assert pegs(page, "Ann") == ("59", "61")
     expect(page.locator("#log li").last).to_contain_text(
@@ -257,10 +264,29 @@ def test_the_board_is_legible_on_a_phone(open_game):
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     assert pegs(page, "Ann") == ("3", "32")
     tab.shot("game-03-phone")
+    new_game(app.test_client(), players=["Cy", "Di"], variant="five-card")
     page.goto(f"{tab.url}/game")
-    expect(page.locator("#games tbody tr")).to_have_count(1)
+    expect(page.locator("#games tbody tr")).to_have_count(2)
+    expect(page.locator("#games .game-score").first).to_have_text("0–0 (to 61, five-card)")
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     tab.shot("game-04-phone-list")
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_new_game_refused_says_why_in_the_same_words_for_a_count_and_for_names(open_game,
+                                                                                 viewport):
+    tab, _ = open_game(viewport=viewport)
+    page = tab.page
+    played_by = "cribbage is played by 2, 3, 4 (two partnerships) or 6 (two teams of three)"
+    for players, said in [("1", f"1 player: {played_by}"), ("7", f"7 players: {played_by}"),
+                          ("A B C D E F G", f"7 players: {played_by}"),
+                          ("Ann " + "x" * 5000, "'xxxxxxxxxxxxxxxxxxxx…' is not a usable name: "
+                                                "1 to 20 characters, no spaces, ':' or '='")]:
+        page.fill("#players", players)
+        page.click("#new-form button[type=submit]")
+        expect(page.locator("#new-error")).to_have_text(said)
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    tab.shot(f"game-06-new-error-{'phone' if viewport is PHONE else 'desktop'}")
 
 
 def test_the_players_box_starts_empty_with_a_hint_and_empty_starts_a_game_of_a_and_b(open_game):

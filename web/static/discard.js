@@ -165,12 +165,14 @@ function showAdvice(data) {
 async function typedDeal(event) {
   event.preventDefault();
   const tokens = $("typed-cards").value.split(/[\s,]+/).filter(Boolean);
+  // The server parses and checks the cards; a mistyped deal replaces the one before it, and
+  // so does an empty box: advice left on screen would be for cards no longer asked about.
+  deal.cards = [];
   if (!tokens.length) {
+    cardsChanged(); // no cards: the advice goes
     showDealError("Type the cards dealt, like 5H 5C 6D JD QS KS.");
     return;
   }
-  // The server parses and checks the cards; a mistyped deal replaces the one before it.
-  deal.cards = [];
   renderCards();
   const data = await requestAdvice(tokens);
   if (!data) return;

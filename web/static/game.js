@@ -2,7 +2,7 @@
 // The server keeps the game (its log of entries, /api/games); this page only draws the state
 // it answers with and sends what the players enter. The game's id is in the address
 // (/game/ID), so a reload, or another device, continues the same game.
-import { $, capitalise, plural, send } from "./counting.js";
+import { $, capitalise, send } from "./counting.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const COLOURS = ["#c0262d", "#0b6bcb", "#1d7a3c"]; // one per side: red, blue, green
@@ -219,10 +219,8 @@ function showResult(state) {
   box.hidden = !state.over;
   $("next-game-button").hidden = !state.over;
   if (!state.over) return;
-  const result = state.result;
-  const losses = result.losses.map((l) => `${l.side} ${l.score}: ${l.kind}`).join("; ");
   box.replaceChildren(...[
-    `${result.winner} wins: ${plural(result.games, "game")} (${losses}).`,
+    `${state.result.said}.`, // in the server's words, as `cribcam game` says it
     `${capitalise(state.ended)}.`,
   ].map((text) => {
     const p = document.createElement("p");
@@ -309,7 +307,9 @@ function gameRow(summary) {
   players.append(link);
   const score = document.createElement("td");
   score.className = "game-score";
-  score.textContent = `${summary.sides.map((side) => side.score).join("–")} (to ${summary.target})`;
+  // Six-card cribbage is the usual game; a five-card one is marked, as `cribcam game list` does.
+  const fiveCard = summary.variant === "five-card" ? ", five-card" : "";
+  score.textContent = `${summary.sides.map((side) => side.score).join("–")} (to ${summary.target}${fiveCard})`;
   const status = document.createElement("td");
   status.textContent = summary.status;
   if (summary.over) status.className = "over";
