@@ -122,13 +122,19 @@ def test_cards_read_from_a_photo_are_advised(open_page):
     tab.shot("discard-03-photo-desktop")
 
 
-def test_a_mistake_said_goes_once_a_later_deal_is_advised(open_page):
+def _deal_advised(open_page):
+    """The discard page, the DEAL typed and advised for the dealer: its tab."""
     tab = open_page()
-    page = tab.page
     goto_discard(tab)
-    page.fill("#typed-cards", " ".join(DEAL))
-    page.click("#type-form button[type=submit]")
-    expect_options(page, advise(DEAL, dealer=True))
+    tab.page.fill("#typed-cards", " ".join(DEAL))
+    tab.page.click("#type-form button[type=submit]")
+    expect_options(tab.page, advise(DEAL, dealer=True))
+    return tab
+
+
+def test_a_mistake_said_goes_once_a_later_deal_is_advised(open_page):
+    tab = _deal_advised(open_page)
+    page = tab.page
     page.click('input[name="variant"][value="five-card"] >> xpath=..')  # six cards: five-card deals 5
     expect(page.locator("#deal-error")).to_contain_text("five-card cribbage deals 5")
     page.fill("#typed-cards", " ".join(DEAL[:5]))
@@ -148,12 +154,8 @@ def test_the_new_deal_button_stands_apart_from_the_photo_button(open_page):
 
 
 def test_advise_with_an_empty_box_clears_the_advice_before(open_page):
-    tab = open_page()
+    tab = _deal_advised(open_page)
     page = tab.page
-    goto_discard(tab)
-    page.fill("#typed-cards", " ".join(DEAL))
-    page.click("#type-form button[type=submit]")
-    expect_options(page, advise(DEAL, dealer=True))
     page.fill("#typed-cards", "")
     page.click("#type-form button[type=submit]")
     expect(page.locator("#deal-error")).to_have_text(

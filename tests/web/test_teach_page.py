@@ -266,17 +266,15 @@ def test_a_name_the_reader_proposes_unsurely_waits_for_the_players_word(browser,
     tab.close()
 
 
-def test_letters_teaching_is_unsure_of_are_asked_before_it_teaches(browser, teaching_server, tmp_path,  # noqa: F811
-                                                                   monkeypatch):
-    """A Dutch deck (1, B, V, H for the ace, jack, queen, king), every letter made a question:
-    the player says yes to three and no to the queen, and the deck is taught so."""
+def _lettered_layouts_to_teach(browser, teaching_server, tmp_path, alphabet: str):
+    """The teach page (desktop) with a font deck of ``alphabet``'s layouts of the clubs and
+    diamonds added, every name kept as proposed, and "Teach the deck" pressed: its tab."""
     from cribcam.datagen.font_decks import font_decks
-    from cribcam.training import alphabet, layout
+    from cribcam.training import layout
 
-    decks = font_decks(1, seed=0, alphabet="dutch")
+    decks = font_decks(1, seed=0, alphabet=alphabet)
     if not decks:
         pytest.skip("no font with the letters under /usr/share/fonts")
-    monkeypatch.setattr(alphabet, "SURE", 1e9)  # every letter learnt is asked about: the page's side of it
     files = []
     for k, suit in enumerate("CD"):
         image, _ = layout.render_layout(decks[0], suit, seed=k)
@@ -285,14 +283,25 @@ def test_letters_teaching_is_unsure_of_are_asked_before_it_teaches(browser, teac
     _, server = teaching_server
     tab = teach_tab(browser, server, DESKTOP)
     page = tab.page
-    page.fill("#deck-name", "dutch-deck")
+    page.fill("#deck-name", f"{alphabet}-deck")
     page.set_input_files("#teach-input", [str(f) for f in files])
     expect(page.locator(".layout-photo")).to_have_count(2, timeout=60_000)
     for chip in page.locator(".layout-photo .chip.unsure").all():  # names to check: kept as proposed
         chip.click()
         page.keyboard.press("Enter")
-
     page.click("#train-button")
+    return tab
+
+
+def test_letters_teaching_is_unsure_of_are_asked_before_it_teaches(browser, teaching_server, tmp_path,  # noqa: F811
+                                                                   monkeypatch):
+    """A Dutch deck (1, B, V, H for the ace, jack, queen, king), every letter made a question:
+    the player says yes to three and no to the queen, and the deck is taught so."""
+    from cribcam.training import alphabet
+
+    monkeypatch.setattr(alphabet, "SURE", 1e9)  # every letter learnt is asked about: the page's side of it
+    tab = _lettered_layouts_to_teach(browser, teaching_server, tmp_path, "dutch")
+    page = tab.page
     questions = page.locator(".letter-question")
     expect(questions).to_have_count(4, timeout=60_000)
     expect(questions.nth(2)).to_contain_text("The queen's letter looks like V: does your deck print V for the queen")
@@ -318,28 +327,8 @@ def test_letters_teaching_is_unsure_of_are_asked_before_it_teaches(browser, teac
 def test_a_letter_that_reads_as_none_is_asked_for_and_kept(browser, teaching_server, tmp_path):  # noqa: F811
     """A Russian deck's queen prints Д, a letter the text recognizer cannot spell: the page asks
     which letter the deck prints (the standard Q, or one typed), and the deck keeps the one typed."""
-    from cribcam.datagen.font_decks import font_decks
-    from cribcam.training import layout
-
-    decks = font_decks(1, seed=0, alphabet="russian")
-    if not decks:
-        pytest.skip("no font with the letters under /usr/share/fonts")
-    files = []
-    for k, suit in enumerate("CD"):
-        image, _ = layout.render_layout(decks[0], suit, seed=k)
-        files.append(tmp_path / f"{suit}.jpg")
-        cv2.imwrite(str(files[-1]), image)
-    _, server = teaching_server
-    tab = teach_tab(browser, server, DESKTOP)
+    tab = _lettered_layouts_to_teach(browser, teaching_server, tmp_path, "russian")
     page = tab.page
-    page.fill("#deck-name", "russian-deck")
-    page.set_input_files("#teach-input", [str(f) for f in files])
-    expect(page.locator(".layout-photo")).to_have_count(2, timeout=60_000)
-    for chip in page.locator(".layout-photo .chip.unsure").all():  # names to check: kept as proposed
-        chip.click()
-        page.keyboard.press("Enter")
-
-    page.click("#train-button")
     question = page.locator(".letter-question").filter(has_text="queen")
     expect(question).to_contain_text("The queen's letter reads as none cribcam can spell: does your deck print Q "
                                      "for the queen, or which letter?", timeout=60_000)
