@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_reader import PHOTOS, bench_photos  # a sibling in bench/
+from bench_reader import COUNT_HELP, PHOTOS, PHOTOS_HELP, bench_photos  # a sibling in bench/
 from cribcam.vision import CardReader
 from cribcam.vision.fast_runtime import openvino_forward
 from cribcam.vision.finder import letterbox
@@ -52,9 +52,9 @@ def export_peer(folder: Path) -> Path:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", type=Path, default=None)
-    parser.add_argument("--photos", type=Path, default=PHOTOS)
-    parser.add_argument("--repeats", type=int, default=40)
+    parser.add_argument("--model", type=Path, default=None, help="a model folder (default: the bundled models)")
+    parser.add_argument("--photos", type=Path, default=PHOTOS, help=PHOTOS_HELP)
+    parser.add_argument("--repeats", type=int, default=40, metavar="N", help=COUNT_HELP)
     args = parser.parse_args()
     reader = CardReader(args.model)
     photos = bench_photos(args.photos, args.repeats)

@@ -41,18 +41,29 @@ def smeared_reader(reader: CardReader, length: int, seed: int):
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", default=None, help="a model folder (default: the bundled models)")
-    parser.add_argument("--images", type=Path, default=REAL / "images" / "val")
-    parser.add_argument("--labels", type=Path, default=REAL / "labels-val.json")
+    parser.add_argument("--images", type=Path, default=REAL / "images" / "val",
+                        help="folder of the labelled photos (default: the real validation photos as "
+                             "`cribcam data real --out datasets/build/real` builds them)")
+    parser.add_argument("--labels", type=Path, default=REAL / "labels-val.json",
+                        help="their labels (default: datasets/build/real/labels-val.json)")
     parser.add_argument("--lengths", type=int, nargs="+", default=[0, 7, 13], help="smear lengths, pixels")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
 
+    if args.labels == REAL / "labels-val.json" and not args.labels.is_file():
+        raise SystemExit(f"no real photos built at {REAL}: run `cribcam data real --out {REAL}` first, "
+                         f"or pass --images and --labels")
+    try:
+        labels = load_labels(args.labels)
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
     reader = CardReader(args.model, threads=args.threads)
-    labels = load_labels(args.labels)
     print(f"{'smear':>5}  {'subset':24s} {'images':>6} {'recall':>7} {'precision':>9} {'exact':>6}")
     for length in args.lengths:
         result = evaluate(smeared_reader(reader, length, args.seed), args.images, labels, count_given=True)
+        if len(result.unreadable) == len(labels):
+            raise SystemExit(f"none of the photos {args.labels} labels could be read in {args.images}")
         for name, tally in [*result.subsets.items(), ("overall", result.overall)]:
             t = tally.as_dict()
             print(f"{length:>5}  {name:24s} {t['images']:>6} {t['recall']:>7.3f} {t['precision']:>9.3f} "

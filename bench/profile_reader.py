@@ -17,7 +17,7 @@ import os
 import time
 from pathlib import Path
 
-from bench_reader import PHOTOS, bench_photos  # a sibling in bench/
+from bench_reader import COUNT_HELP, PHOTOS, PHOTOS_HELP, bench_photos  # a sibling in bench/
 from cribcam.vision import CardReader
 
 
@@ -35,9 +35,9 @@ def timed(totals: dict, counts: dict, stage: str, function):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", type=Path, default=None)
-    parser.add_argument("--photos", type=Path, default=PHOTOS)
-    parser.add_argument("--repeats", type=int, default=40)
+    parser.add_argument("--model", type=Path, default=None, help="a model folder (default: the bundled models)")
+    parser.add_argument("--photos", type=Path, default=PHOTOS, help=PHOTOS_HELP)
+    parser.add_argument("--repeats", type=int, default=40, metavar="N", help=COUNT_HELP)
     parser.add_argument("--rounds", type=int, default=2, help="times the photos are read (the first warms up)")
     args = parser.parse_args()
     reader = CardReader(args.model)

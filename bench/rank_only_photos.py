@@ -36,15 +36,17 @@ def labels(xml: Path) -> list[tuple[str, tuple[float, ...]]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folder", type=Path)
+    parser.add_argument("folder", type=Path, help="the photos, each with its Pascal VOC .xml beside it")
     parser.add_argument("--count-given", action="store_true",
                         help="read a photo of 3 to 6 cards with its number of cards")
-    parser.add_argument("--model", type=Path, default=None)
+    parser.add_argument("--model", type=Path, default=None, help="a model folder (default: the bundled models)")
     args = parser.parse_args()
-    reader = CardReader(args.model)
+    if not args.folder.is_dir():
+        raise SystemExit(f"no such folder: {args.folder}")
     photos = sorted(p for p in args.folder.iterdir() if p.suffix.lower() == ".jpg" and p.with_suffix(".xml").exists())
     if not photos:
         raise SystemExit(f"no .jpg photos with their .xml labels in {args.folder}")
+    reader = CardReader(args.model)
     cards = right = extra = exact = 0
     for photo in photos:
         truth = labels(photo.with_suffix(".xml"))

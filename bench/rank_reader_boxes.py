@@ -8,8 +8,12 @@ scenes (the finder left out, so that only the reading of a box is measured) with
   to cut a line from counts as wrong);
 * the two combined as the reader combines them (``with_rank_opinion``), rank and card;
 
-once with the bundled recognizer (zero-shot) and once with ``--model`` (a fine-tuned one,
-``cribcam.training.rank_reader``). Nothing here chooses anything: these sets are for measuring.
+once with the bundled recognizer (``models/rank_reader.onnx``: PP-OCRv6 small, already fine-tuned
+here, run 6) and once with ``--model`` (another fine-tune, ``cribcam.training.rank_reader``; the
+original PP-OCRv6 file for a zero-shot row). Nothing here chooses anything: these sets are for
+measuring. The sets are built first: ``cribcam data real --out datasets/build/real`` and
+``cribcam data build --out datasets/build/heldout --images 600 --seed 2 --split heldout``
+(``--real`` and ``--heldout`` read them elsewhere).
 
 Run: python bench/rank_reader_boxes.py --model runs/rank_reader/rank_reader.onnx
 """
@@ -29,10 +33,12 @@ from cribcam.vision.classifier import IndexClassifier
 from cribcam.vision.models import CLASSIFIER_FILE, MODELS_DIR, RANK_READER_FILE
 from cribcam.vision.rank_reader import RankReader, with_rank_opinion
 
-REPO = MODELS_DIR.parent
+BUILT = MODELS_DIR.parent / "datasets" / "build"
+# Each set: the option naming its folder, its default, the part read, and how it is built.
 SETS = {
-    "real-val": (REPO / "datasets/build/real/images/val", REPO / "datasets/build/real/labels-val.json"),
-    "heldout": (REPO / "datasets/build/heldout/images/test", REPO / "datasets/build/heldout/labels-test.json"),
+    "real-val": ("real", BUILT / "real", "val", "cribcam data real --out {}"),
+    "heldout": ("heldout", BUILT / "heldout", "test",
+                "cribcam data build --out {} --images 600 --seed 2 --split heldout"),
 }
 
 
@@ -75,6 +81,10 @@ def _ranks(probabilities: np.ndarray) -> np.ndarray:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", required=True, help="the rank reader ONNX to compare with the bundled one")
+    for option, default, part, _ in SETS.values():
+        parser.add_argument(f"--{option}", type=Path, default=default,
+                            help=f"the {option} set as built: its images/{part} and labels-{part}.json "
+                                 f"(default {default})")
     parser.add_argument("--classifier", default=str(MODELS_DIR / CLASSIFIER_FILE))
     parser.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
     parser.add_argument("--threads", type=int, default=2)
@@ -82,14 +92,21 @@ def main(argv=None) -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
 
-    classifier = IndexClassifier(Path(args.classifier), threads=args.threads)
-    readers = {"zero-shot": RankReader(MODELS_DIR / RANK_READER_FILE, threads=args.threads),
-               "fine-tuned": RankReader(Path(args.model), threads=args.threads)}
-    results = {}
+    sets = {}
     for set_name in args.sets:
-        images, labels_path = SETS[set_name]
-        truth, probabilities, likelihoods, seconds = read_set(images, json.loads(labels_path.read_text()),
-                                                              classifier, readers, args.limit)
+        option, _, part, command = SETS[set_name]
+        folder = getattr(args, option)
+        labels_path = folder / f"labels-{part}.json"
+        if not labels_path.is_file():
+            raise SystemExit(f"no {set_name} set built at {folder}: run `{command.format(folder)}` first, "
+                             f"or pass --{option} DIR")
+        sets[set_name] = folder / "images" / part, json.loads(labels_path.read_text())
+    classifier = IndexClassifier(Path(args.classifier), threads=args.threads)
+    readers = {"bundled": RankReader(MODELS_DIR / RANK_READER_FILE, threads=args.threads),
+               "--model": RankReader(Path(args.model), threads=args.threads)}
+    results = {}
+    for set_name, (images, labels) in sets.items():
+        truth, probabilities, likelihoods, seconds = read_set(images, labels, classifier, readers, args.limit)
         ranks = np.array([RANKS.index(card[0]) for card in truth])
         cards = np.array([CARD_CODES.index(card) for card in truth])
         results[set_name] = {"boxes": len(truth),

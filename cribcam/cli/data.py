@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -12,6 +13,8 @@ from cribcam.datagen.shared import default_real_photos
 
 # Where default_real_photos() looks, for help texts: the path it finds is only this checkout's.
 REAL_PHOTOS_SAID = "$CRIBCAM_SHARED/real-photos, else real-photos in shared/ beside the checkout"
+# A contact sheet's tile is captioned along its top and bottom edges: a smaller one has no room.
+SMALLEST_TILE = 64
 
 
 def add_parser(subparsers) -> None:
@@ -32,8 +35,8 @@ def add_parser(subparsers) -> None:
     build.add_argument("--split", choices=["train", "heldout"], default="train",
                        help="train: training designs, parts train and val; heldout: the held-out "
                             "designs only, part test (default train)")
-    build.add_argument("--val-fraction", type=float, default=0.1,
-                       help="share of a train build put in val (default 0.1)")
+    build.add_argument("--val-fraction", type=float, default=None,
+                       help="share of a train build put in val (default 0.1; a heldout build is all test)")
     build.add_argument("--imgsz", type=int, default=640, help="image size in pixels (default 640)")
     build.add_argument("--force", action="store_true", help="replace a data set already in --out")
     build.set_defaults(handler=run_build)
@@ -45,7 +48,8 @@ def add_parser(subparsers) -> None:
     preview.add_argument("--out", type=Path, required=True, help="PNG file to write")
     preview.add_argument("--n", type=int, default=16, help="number of images (default 16)")
     preview.add_argument("--part", default=None, help="only this part: train, val or test")
-    preview.add_argument("--tile", type=int, default=400, help="tile size in pixels (default 400)")
+    preview.add_argument("--tile", type=int, default=400,
+                         help=f"tile size in pixels, at least {SMALLEST_TILE} (default 400)")
     preview.set_defaults(handler=run_preview)
 
     real = actions.add_parser(
@@ -66,8 +70,10 @@ def add_parser(subparsers) -> None:
                     "hands, their frames and counts) is written beside it as .json. Play it "
                     "with cribcam live --video, or as Chromium's fake camera.")
     clip.add_argument("--out", type=Path, required=True, help="the .y4m file to write")
-    clip.add_argument("--hands", type=int, default=3, help="hands, one after another (default 3)")
-    clip.add_argument("--seconds", type=float, default=3.0, help="seconds each hand lies still (default 3)")
+    clip.add_argument("--hands", type=int, default=None,
+                      help="hands, one after another (default 3; not with --play, which deals the players' cards)")
+    clip.add_argument("--seconds", type=float, default=3.0,
+                      help="seconds each hand (with --play: each card laid) lies still (default 3)")
     clip.add_argument("--transition-frames", type=int, default=4,
                       help="blurred frames between hands (default 4)")
     clip.add_argument("--fps", type=int, default=10, help="frames per second (default 10)")
@@ -111,16 +117,19 @@ def run_build(args) -> int:
         raise UsageError("--workers must be at least 1")
     if args.imgsz < 64 or args.imgsz % 32:
         raise UsageError("--imgsz must be a multiple of 32, at least 64")
-    _check_fraction(args.val_fraction)
+    if args.val_fraction is not None and args.split == "heldout":
+        raise UsageError("--val-fraction splits a train build: a heldout build is all test, so leave it out")
+    val_fraction = BuildSpec.val_fraction if args.val_fraction is None else args.val_fraction
+    _check_fraction(val_fraction)
     output_folder(args.out, "--out")
     which = "training" if args.split == "train" else "held-out"
     decks = _decks(args.split, "data build", f"the scenes show the {which} deck designs")
-    spec = BuildSpec(args.out, args.images, args.seed, args.split, args.val_fraction, args.imgsz)
+    spec = BuildSpec(args.out, args.images, args.seed, args.split, val_fraction, args.imgsz)
     workers = args.workers or default_workers()
     summary = build(spec, decks, workers=workers, force=args.force)
-    print(f"{summary['images']} images, {summary['labels']} labels from {len(decks)} {args.split} decks "
-          f"in {summary['seconds']:.1f} s ({summary['images_per_second']:.1f} images/s on {workers} worker{'s' if workers != 1 else ''}) "
-          f"-> {args.out / 'data.yaml'}")
+    print(f"{_count(summary['images'], 'image')}, {_count(summary['labels'], 'label')} from "
+          f"{_count(len(decks), args.split + ' deck')} in {summary['seconds']:.1f} s "
+          f"({summary['images_per_second']:.1f} images/s on {_count(workers, 'worker')}) -> {args.out / 'data.yaml'}")
     return 0
 
 
@@ -130,9 +139,11 @@ def run_preview(args) -> int:
 
     if args.n < 1:
         raise UsageError("--n must be at least 1")
+    if args.tile < SMALLEST_TILE:
+        raise UsageError(f"--tile must be at least {SMALLEST_TILE} pixels, not {args.tile}")
     output_folder(args.out.parent, "--out")
     n = contact_sheet(args.folder, args.out, args.n, args.part, args.tile)
-    print(f"{n} images -> {args.out}")
+    print(f"{_count(n, 'image')} -> {args.out}")
     return 0
 
 
@@ -153,6 +164,8 @@ def run_clip(args) -> int:
     from cribcam.datagen.clips import ClipSpec, record_path, write_clip
     from cribcam.live.play import FRAME_SIZE
 
+    if args.seed < 0:
+        raise UsageError("--seed must be 0 or more")
     # Unless told, as the live page sends them: a hand's frames, or the play's larger ones.
     size = args.size or "x".join(map(str, FRAME_SIZE if args.play is not None else (ClipSpec.width, ClipSpec.height)))
     try:
@@ -166,9 +179,10 @@ def run_clip(args) -> int:
         return _play_clip(args, width, height)
     if args.photos is not None:
         raise UsageError("--photos lays the cards of a clip of the play: give --play PLAYERS too")
-    spec = ClipSpec(args.hands, args.seconds, args.transition_frames, args.fps, width, height,
-                    args.seed)
-    record = write_clip(args.out, spec, _clip_decks(spec))
+    hands = ClipSpec.hands if args.hands is None else args.hands
+    spec = ClipSpec(hands, args.seconds, args.transition_frames, args.fps, width, height, args.seed)
+    _check_spec(spec)
+    record = write_clip(args.out, spec, _clip_decks())
     for hand in record["hands"]:
         print(f"frames {hand['first_frame']:>4}-{hand['last_frame']:<4} {' '.join(hand['hand'])}, "
               f"starter {hand['starter']}: {hand['total']}")
@@ -190,8 +204,13 @@ def _play_clip(args, width: int, height: int) -> int:
                     width, height, args.seed)
     if not 2 <= args.play <= 4:
         raise UsageError(f"--play takes 2 to 4 players, not {args.play}")
+    if args.hands is not None:
+        raise UsageError(f"--hands is for a clip of hands: with --play each player is dealt {spec.hand_size} "
+                         f"cards, so leave --hands out")
+    _check_spec(spec)
+    _check_hold(spec)
     if args.photos is None:
-        record = write_play_clip(args.out, spec, _clip_decks(spec))
+        record = write_play_clip(args.out, spec, _clip_decks())
     else:
         try:
             record = write_photo_play_clip(args.out, spec, _card_photos(args.photos))
@@ -205,6 +224,26 @@ def _play_clip(args, width: int, height: int) -> int:
           f"and {record_path(args.out)}; follow it with: cribcam live --play --video {args.out} --headless --out - "
           f"--players {' '.join(players)} --dealer {record['dealer']} {goes}".rstrip())
     return 0
+
+
+def _check_hold(spec) -> None:
+    """Refuses a clip of the play whose cards lie still too briefly for `cribcam live --play` to
+    see them laid: ``STILL_FOR`` seconds from a card's first still frame to its last. A card not
+    seen laid in its own stillness is seen with the next, and the two are laid out of turn."""
+    from cribcam.live.laid import STILL_FOR
+
+    # Its first still frame, then STILL_FOR seconds of frames (less a rounding's worth, as
+    # live.laid allows).
+    frames = math.ceil(STILL_FOR * spec.fps - 1e-6) + 1
+    if spec.hold_frames < frames:
+        raise UsageError(f"--seconds must be at least {frames / spec.fps:g} at {spec.fps} fps, not "
+                         f"{spec.hold_seconds:g}: cribcam live --play counts a card laid once it has lain "
+                         f"still {STILL_FOR:g} s")
+
+
+def _count(n: int, noun: str) -> str:
+    """``n`` and the noun, plural unless one ("1 image", "2 images")."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _card_photos(folder: Path) -> dict:
@@ -226,12 +265,16 @@ def _card_photos(folder: Path) -> dict:
                          f"real photos' does ({{name: {{\"cards\": [{{\"card\", \"box\"}}]}}}})") from None
 
 
-def _clip_decks(spec) -> list:
-    """The held-out decks a clip of ``spec`` is drawn from, once ``spec`` is one a clip can follow."""
+def _check_spec(spec) -> None:
+    """Refuses a clip's spec that no clip can follow, before any deck art or photo is read."""
     try:
         spec.check()
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+
+
+def _clip_decks() -> list:
+    """The held-out decks a clip is drawn from."""
     return _decks("heldout", "data clip", "the clip shows cards of the held-out deck designs (never seen in training)")
 
 

@@ -50,7 +50,12 @@ def run(args) -> int:
     for key, why in labels.skipped.items():
         print(f"cribcam eval: warning: {args.labels.name}: skipped {key!r}: {why}", file=sys.stderr)
     if args.only:
-        wanted = set(args.only.read_text().split())
+        try:
+            wanted = set(args.only.read_text().split())
+        except OSError as exc:
+            raise UsageError(f"--only {args.only} cannot be read: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise UsageError(f"--only {args.only} is not a text file of image names") from None
         labels = {name: entry for name, entry in labels.items() if name in wanted}
     if not labels:
         raise UsageError(f"{args.labels} labels no image{' of ' + str(args.only) if args.only else ''}: "
@@ -61,6 +66,9 @@ def run(args) -> int:
                       progress=lambda names: tqdm(names, desc="reading", disable=args.json),
                       find=lambda image: reader.find(image).xyxy, count_given=args.count_given,
                       sheet=sheets.add if sheets else None)
+    if len(result.unreadable) == len(labels):
+        raise UsageError(f"no photo {args.labels} labels could be read in {args.images} "
+                         f"({_names(result.unreadable)}): nothing to measure")
     if sheets:
         sheets.flush()
         print(f"{len(sheets.written)} contact sheets of misread photos in {args.sheet}", file=sys.stderr)
@@ -68,6 +76,10 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(report))
         return 0
+    if result.unreadable:
+        photos = "photo" if len(result.unreadable) == 1 else "photos"
+        print(f"{len(result.unreadable)} labelled {photos} could not be read in {args.images}, left out of the "
+              f"figures: {_names(result.unreadable)}")
     print(f"{'subset':<24} {'images':>6} {'recall':>7} {'precision':>9} {'exact':>6} {'found':>6}")
     for name, tally in [*report["subsets"].items(), ("overall", report["overall"])]:
         print(f"{name:<24} {tally['images']:>6} {_fmt(tally['recall']):>7} "
@@ -99,6 +111,14 @@ def run(args) -> int:
     if top:
         print("most confused: " + ", ".join(f"{c['labelled']}->{c['read']} x{c['times']}" for c in top))
     return 0
+
+
+NAMED = 5  # photos named in a line; the rest are counted (--json lists every unreadable photo)
+
+
+def _names(names: list[str]) -> str:
+    """The first ``NAMED`` names, and how many more."""
+    return ", ".join(names[:NAMED]) + (f" and {len(names) - NAMED} more" if len(names) > NAMED else "")
 
 
 def _fmt(value) -> str:

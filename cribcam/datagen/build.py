@@ -94,8 +94,11 @@ def _prepare_out(spec: BuildSpec, force: bool) -> None:
     spec.out.mkdir(parents=True, exist_ok=True)
     existing = [name for name in OUTPUTS if (spec.out / name).exists()]
     if existing and not force:
-        raise yolo.DataSetError(f"{spec.out} already holds a data set ({', '.join(existing)}); "
-                         "choose another folder or pass --force to replace it")
+        # A build writes data.yaml once its images are written: without it, one was cut short.
+        held = ("a data set" if "data.yaml" in existing
+                else "an unfinished data set (no data.yaml: a build cut short?)")
+        raise yolo.DataSetError(f"{spec.out} already holds {held} ({', '.join(existing)}); "
+                                "choose another folder or pass --force to replace it")
     for name in existing:
         path = spec.out / name
         shutil.rmtree(path) if path.is_dir() else path.unlink()

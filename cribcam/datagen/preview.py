@@ -27,7 +27,13 @@ def sample_images(folder: Path, n: int, part: str | None = None) -> list[Path]:
 
 
 def _text(img: np.ndarray, text: str, org: tuple[int, int], scale: float, colour) -> None:
-    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), 3, cv2.LINE_AA)
+    """``text`` in ``colour``, outlined in black to read on any picture. The outline is the same
+    thin text a pixel off each way: OpenCV spaces a thicker stroke's letters wider, so a thick
+    black copy ran ahead of the text and showed past its end as stray letters."""
+    for dx in (-1, 0, 1):
+        for dy in (-1, 0, 1):
+            cv2.putText(img, text, (org[0] + dx, org[1] + dy), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), 1,
+                        cv2.LINE_AA)
     cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, 1, cv2.LINE_AA)
 
 

@@ -191,17 +191,23 @@ def convert(src: Path, out: Path, val_fraction: float = 0.25, force: bool = Fals
     """Writes the real photos as a data set in ``out``; returns image counts per part.
 
     Raises:
-        DataSetError: ``src`` lacks labels.json, or ``out`` already holds a data set.
+        DataSetError: ``src`` lacks labels.json, its labels.json is not JSON or labels no photo,
+            a labelled photo is missing or not an image, or ``out`` already holds a data set.
     """
     src, out = Path(src), Path(out)
     labels_file = src / "labels.json"
     if not labels_file.is_file():
         raise yolo.DataSetError(f"no labels.json in {src}")
+    try:
+        entries = json.loads(labels_file.read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise yolo.DataSetError(f"{labels_file} is not JSON ({exc})") from None
+    if not isinstance(entries, dict) or not entries:
+        raise yolo.DataSetError(f"no labelled photo found in {labels_file}: nothing to convert")
     if (out / "data.yaml").exists() and not force:
         raise yolo.DataSetError(f"{out} already holds a data set; choose another folder or pass --force")
     for name in ("images", "labels", "meta"):
         shutil.rmtree(out / name, ignore_errors=True)
-    entries = json.loads(labels_file.read_text())
     captures = group_captures(sorted(entries))
     parts = split_captures({n: e["subset"] for n, e in entries.items()}, captures, val_fraction)
     yolo.make_dirs(out, ["train", "val"])
@@ -209,7 +215,10 @@ def convert(src: Path, out: Path, val_fraction: float = 0.25, force: bool = Fals
     for name, entry in sorted(entries.items()):
         part, stem = parts[name], Path(name).stem
         image = src / "images" / name
-        h, w = cv2.imread(str(image), cv2.IMREAD_UNCHANGED).shape[:2]
+        pixels = cv2.imread(str(image), cv2.IMREAD_UNCHANGED) if image.is_file() else None
+        if pixels is None:  # the data set is left unfinished: without data.yaml, nothing trains on it
+            raise yolo.DataSetError(f"{labels_file} labels {name}, but {image} is missing or not an image")
+        h, w = pixels.shape[:2]
         shutil.copyfile(image, out / "images" / part / f"{stem}.jpg")
         boxes = mended_boxes(name, entry)
         (out / "labels" / part / f"{stem}.txt").write_text(yolo.label_lines(boxes, w, h))

@@ -138,7 +138,10 @@ def evaluate(read: Callable[..., Reading], images: Path, labels: dict,
     names = sorted(labels)
     for name in progress(names) if progress else names:
         entry = labels[name]
-        image = cv2.imread(str(images / name))
+        path = images / name
+        # Looked for first: OpenCV prints a warning of its own for a file it cannot open, and the
+        # photos missing are said once, by name (``Evaluation.unreadable``).
+        image = cv2.imread(str(path)) if path.is_file() else None
         if image is None:
             result.unreadable.append(name)
             continue

@@ -5,12 +5,14 @@ typeface unsurely. A text recognizer trained on millions of printed lines has se
 typefaces: PP-OCRv6 small (PaddleOCR's weights as the PyPI package rapidocr 3.10.0 ships
 them, Apache-2.0; ``models/README.md``) reads the shared real index crops' ranks zero-shot at
 0.895 (``../shared/notes/pretrained-weights.md``). It reads suits poorly, so it is asked about
-ranks only, and only where the classifier is unsure.
+ranks only, and only where the classifier is unsure. The bundled file is that model fine-tuned
+here on index boxes (``cribcam.training.rank_reader``), its graph and characters unchanged.
 
 The recognizer is a CTC model: for each column of a 48-pixel-high line it answers a
-distribution over 18,708 characters and a blank. A rank is a known string ("A", "10", "Q"), so
-instead of decoding, each of the 13 rank strings is scored with the CTC forward algorithm and
-the likeliest taken: greedy decoding read rendered glyphs worse (0.976 against 1.000).
+distribution over a blank, the 18,708 characters its metadata lists, and a space. A rank is a
+known string ("A", "10", "Q"), so instead of decoding, each of the 13 rank strings is scored
+with the CTC forward algorithm and the likeliest taken: greedy decoding read rendered glyphs
+worse (0.976 against 1.000).
 A deck that letters its ranks differently ("B", "V", "H" for the jack, queen and king) is read
 with its own 13 strings (``RankReader(texts=...)``), which teaching finds by reading the
 deck's indices (``cribcam.training.alphabet``).
@@ -96,7 +98,9 @@ class RankReader:
 
     def __init__(self, path: Path, threads: int = 0, texts: tuple[str, ...] = RANK_TEXTS):
         self.session = onnx_session(path, threads)
-        self.characters = self.session.get_modelmeta().custom_metadata_map["character"].split("\n")
+        # After the blank and the listed characters the output has one column more: the space
+        # PaddleOCR appends (a line of two words is spelt with it).
+        self.characters = [*self.session.get_modelmeta().custom_metadata_map["character"].split("\n"), " "]
         self.column = {c: i + 1 for i, c in enumerate(self.characters)}  # column 0 is CTC's blank
         if len(texts) != len(RANKS) or len(set(texts)) != len(RANKS) or not all(texts):
             raise ValueError(f"a deck's rank texts are 13 different strings, ace to king; not {list(texts)}")
@@ -116,6 +120,9 @@ class RankReader:
         self.spelt = np.unique([0, *(c for label in labels for c in label)])
         self.spelt_labels = [[int(np.searchsorted(self.spelt, c)) for c in label] for label in labels]
         self.input_name = self.session.get_inputs()[0].name
+        # The size of the output's last axis, as the graph fixes it (18,710): a photo with no line
+        # to read answers as many, so that its answer stacks with another photo's.
+        self.output_size = self.session.get_outputs()[0].shape[-1]
 
     def can_spell(self, text: str) -> bool:
         """Whether the recognizer knows every character of ``text`` (a non-empty string)."""
@@ -159,7 +166,7 @@ class RankReader:
         where the rank is printed (``index_lines``).
         """
         lines, owners = _cut_lines(image, boxes)
-        width = len(self.characters) + 1 if characters is None else len(characters)
+        width = self.output_size if characters is None else len(characters)
         if not lines:
             return np.zeros((0, 1, width), np.float32), owners
         probabilities = self._run(lines)

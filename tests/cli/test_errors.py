@@ -25,6 +25,8 @@ def cribcam(*args: str) -> subprocess.CompletedProcess:
     (["peg", "A:K", "B:zz"], "'zz' is not a card"),
     (["read", "no-such-photo.jpg"], "no such file: no-such-photo.jpg"),
     (["read", PHOTO, "--model", "/no/model"], "/no/model"),
+    (["eval", "--images", "tests/data/photos", "--labels", "tests/data/photos/labels.json",
+      "--only", "no-such-list.txt"], "--only no-such-list.txt cannot be read: No such file or directory"),
 ])
 def test_with_json_an_error_is_json_on_stdout_with_exit_2(args, message):
     result = cribcam(*args, "--json")

@@ -100,6 +100,16 @@ def test_an_existing_data_set_is_not_overwritten_by_accident(built, fake_decks):
         build(_spec(built), _train(fake_decks), workers=1, progress=False)
 
 
+def test_a_build_cut_short_is_said_so_not_taken_for_a_data_set(fake_decks, tmp_path):
+    out = tmp_path / "cut"
+    (out / "images" / "train").mkdir(parents=True)  # as Ctrl-C leaves it: no image written yet
+    with pytest.raises(DataSetError, match=r"already holds an unfinished data set \(no data.yaml: a build "
+                                           r"cut short\?\) \(images\); choose another folder or pass --force"):
+        build(_spec(out), _train(fake_decks), workers=1, progress=False)
+    build(_spec(out), _train(fake_decks), workers=1, progress=False, force=True)
+    assert (out / "data.yaml").is_file()
+
+
 def test_the_command_builds_from_the_split_it_is_asked_for(fake_decks, tmp_path, monkeypatch, capsys):
     asked = []
 
@@ -133,3 +143,16 @@ def test_preview_draws_a_sheet(built, tmp_path, capsys):
     assert img.shape == (400, 400, 3) and np.ptp(img) > 0
     assert main(["data", "preview", str(tmp_path / "nothing"), "--out", str(sheet)]) == 2
     assert "no data set" in capsys.readouterr().err
+    assert main(["data", "preview", str(built), "--out", str(sheet), "--n", "1"]) == 0
+    assert capsys.readouterr().out == f"1 image -> {sheet}\n"
+
+
+def test_a_caption_s_black_outline_ends_where_its_text_ends():
+    # A thick black copy under the text ran ahead of it, and showed past its end as stray letters.
+    from cribcam.datagen.preview import _text
+
+    tile = np.full((30, 500, 3), 255, np.uint8)
+    _text(tile, "hand_starter starter 8S kde-svg-penguins", (4, 20), 0.4, (255, 255, 0))
+    inked = np.flatnonzero((tile < 200).any(axis=(0, 2)))
+    cyan = np.flatnonzero(((tile[..., 0] > 200) & (tile[..., 2] < 100)).any(axis=0))
+    assert len(cyan) and inked.max() <= cyan.max() + 2

@@ -89,6 +89,39 @@ def test_conversion_keeps_every_box_and_the_attribution(shared_dir, tmp_path, re
         assert not {card for card, _ in added} & {c["card"] for c in labels[name]["cards"]}
 
 
+def _convert(tmp_path, labels: str) -> int:
+    """`cribcam data real --force` from a folder of these labels and no photo, into a folder that
+    holds an earlier conversion's photo; its exit status (no data set may be left)."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    (src / "images").mkdir(parents=True)
+    (src / "labels.json").write_text(labels)
+    (out / "images" / "train").mkdir(parents=True)
+    (out / "images" / "train" / "kept.jpg").write_bytes(b"an earlier conversion's photo")
+    status = main(["data", "real", "--src", str(src), "--out", str(out), "--force"])
+    assert not (out / "data.yaml").exists()
+    return status
+
+
+@pytest.mark.parametrize("labels, words", [
+    ("{not json", "labels.json is not JSON (Expecting property name enclosed in double quotes"),
+    ("{}", "no labelled photo found in"),
+    ("[]", "no labelled photo found in"),
+])
+def test_labels_that_give_no_photo_are_refused_before_anything_is_replaced(tmp_path, capsys, labels, words):
+    assert _convert(tmp_path, labels) == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1
+    assert (tmp_path / "out" / "images" / "train" / "kept.jpg").is_file()
+
+
+def test_a_labelled_photo_that_is_missing_is_named(tmp_path, capsys):
+    assert _convert(tmp_path, '{"IMG_0001_.jpg": {"subset": "phone", "cards": []}}') == 2
+    err = capsys.readouterr().err
+    photo = tmp_path / "src" / "images" / "IMG_0001_.jpg"
+    assert f"labels IMG_0001_.jpg, but {photo} is missing or not an image" in err
+    assert len(err.strip().splitlines()) == 1
+
+
 def test_a_fix_by_box_mends_only_that_box():
     name = "CardCounterML__WIN_20240627_11_38_29_Pro_jpg.jpg"
     assert fixed_label(name, "4S", [252.9, 238.2, 269.1, 301.8]) == "3S"

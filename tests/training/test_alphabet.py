@@ -1,6 +1,7 @@
 """Learning the strings a deck prints for its ranks through the pretrained text recognizer."""
 
 import cv2
+import numpy as np
 import pytest
 
 from cribcam.training import layout
@@ -34,6 +35,23 @@ def test_a_lettered_deck_s_texts_are_learnt_from_two_suits(alphabet, rank_reader
     texts = learn_texts(rank_reader, tmp_path, _shown(decks[0], "CD", tmp_path))
     expected = [ALPHABETS[alphabet].get(rank, standard) for rank, standard in zip("A23456789TJQK", RANK_TEXTS)]
     assert list(texts) == expected
+
+
+@pytest.mark.parametrize("unread_first", [True, False], ids=["unread-first", "unread-last"])
+def test_a_photo_with_no_index_to_read_beside_one_with_indices(rank_reader, tmp_path, unread_first):
+    # A queen's index too small to cut a line from (a card far off), in one photo; a queen read
+    # plainly in another: teaching reads both together, in either order.
+    from cribcam.training.alphabet import likeliest_texts
+
+    far = np.full((120, 120, 3), 200, np.uint8)
+    near = np.full((200, 160, 3), 245, np.uint8)
+    cv2.putText(near, "Q", (40, 90), cv2.FONT_HERSHEY_SIMPLEX, 2.0, (20, 20, 20), 4, cv2.LINE_AA)
+    names = ["a.png", "b.png"] if unread_first else ["b.png", "a.png"]  # read in name order
+    cv2.imwrite(str(tmp_path / names[0]), far)
+    cv2.imwrite(str(tmp_path / names[1]), near)
+    labels = {names[0]: {"cards": [{"card": "QC", "box": [50, 50, 52, 52]}]},
+              names[1]: {"cards": [{"card": "QH", "box": [30, 30, 100, 140]}]}}
+    assert likeliest_texts(rank_reader, tmp_path, labels)["Q"].text == "Q"
 
 
 def test_ranks_not_shown_keep_their_standard_text(rank_reader, tmp_path):

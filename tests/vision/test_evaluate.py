@@ -2,6 +2,7 @@
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -87,6 +88,56 @@ def test_a_missing_image_is_listed_not_counted(images):
     (images / "b.png").unlink()
     report = evaluate(_read, images, LABELS).as_dict()
     assert report["unreadable_images"] == ["b.png"] and report["overall"]["images"] == 2
+
+
+@pytest.fixture
+def fake_reader(monkeypatch):
+    """`cribcam eval` reading with ``_read`` (and a finder that finds nothing), not a model."""
+    reader = SimpleNamespace(read=_read, find=lambda image: SimpleNamespace(xyxy=np.zeros((0, 4))))
+    monkeypatch.setattr("cribcam.cli.eval.open_reader", lambda model, deck: reader)
+
+
+def _eval(images: Path, labels: dict, *options: str) -> int:
+    (images / "labels.json").write_text(json.dumps(labels))
+    return main(["eval", "--images", str(images), "--labels", str(images / "labels.json"), *options])
+
+
+def test_cribcam_eval_names_the_labelled_photos_it_could_not_read(images, fake_reader, capfd):
+    (images / "b.png").unlink()
+    assert _eval(images, LABELS) == 0
+    out, err = capfd.readouterr()
+    assert f"1 labelled photo could not be read in {images}, left out of the figures: b.png\n" in out
+    assert "\noverall                       2 " in out
+    assert "WARN" not in err  # OpenCV's own line on a file it cannot open: the report says it
+    # Many are counted past the first few; --json lists them all.
+    missing = {f"gone-{k}.png": {"cards": []} for k in range(7)}
+    assert _eval(images, {**LABELS, **missing}) == 0
+    assert ("8 labelled photos could not be read in " f"{images}, left out of the figures: b.png, gone-0.png, "
+            "gone-1.png, gone-2.png, gone-3.png and 3 more\n") in capfd.readouterr().out
+    assert _eval(images, {**LABELS, **missing}, "--json") == 0
+    assert len(json.loads(capfd.readouterr().out)["unreadable_images"]) == 8
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_cribcam_eval_refuses_labels_of_which_no_photo_can_be_read(tmp_path, fake_reader, capfd, json_flag):
+    elsewhere = tmp_path / "other"
+    elsewhere.mkdir()
+    assert _eval(elsewhere, LABELS, *json_flag) == 2
+    out, err = capfd.readouterr()
+    said = json.loads(out)["error"] if json_flag else err.splitlines()[-1]  # after the progress bar
+    assert said.endswith(f"could be read in {elsewhere} (a.png, b.png, c.png): nothing to measure")
+    assert "Traceback" not in err and "WARN" not in err
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_cribcam_eval_says_an_only_list_it_cannot_read(images, fake_reader, capsys, json_flag):
+    assert _eval(images, LABELS, "--only", str(images / "no-such-list.txt"), *json_flag) == 2
+    out, err = capsys.readouterr()
+    said = json.loads(out)["error"] if json_flag else err
+    assert f"--only {images / 'no-such-list.txt'} cannot be read: No such file or directory" in said
+    (images / "binary.txt").write_bytes(b"\xff\xfe\x00\x81")
+    assert _eval(images, LABELS, "--only", str(images / "binary.txt")) == 2
+    assert "is not a text file of image names" in capsys.readouterr().err
 
 
 def test_a_file_that_is_no_labels_file_is_refused(tmp_path, capsys):

@@ -71,6 +71,16 @@ def test_a_box_too_small_to_read_has_no_opinion(rank_reader):
     assert np.isneginf(likelihoods).all()
 
 
+def test_a_photo_with_no_line_to_read_answers_as_many_characters_as_one_read(rank_reader):
+    # Teaching stacks the lines of several photos (training.alphabet): a photo whose boxes are
+    # all too small to cut a line from must answer the model's output size too.
+    nothing, owners = rank_reader.read_lines(np.zeros((50, 50, 3), np.uint8), np.array([[10, 10, 12, 12.0]]))
+    photo, box = index_photo("Q", cv2.FONT_HERSHEY_SIMPLEX, red=False, turn=None)
+    read, _ = rank_reader.read_lines(photo, box[None])
+    assert nothing.shape[0] == 0 and len(owners) == 0 and len(read) > 0
+    assert nothing.shape[2] == read.shape[2] == rank_reader.session.get_outputs()[0].shape[-1]
+
+
 def classifier_answer(card_probabilities: dict, none: float = 0.0) -> np.ndarray:
     row = np.zeros(53, np.float32)
     for code, p in card_probabilities.items():
@@ -168,6 +178,15 @@ def test_a_line_is_spelt_by_its_likeliest_characters(rank_reader):
     photo, box = index_photo("Q", cv2.FONT_HERSHEY_SIMPLEX, red=False, turn=None)
     log_probs, owners = rank_reader.read_lines(photo, box[None])
     assert "Q" in rank_reader.spell(log_probs) and set(owners) == {0}
+
+
+def test_the_output_s_last_column_is_spelt_as_a_space(rank_reader):
+    # The recognizer's last column, after the characters its metadata lists, is the space that
+    # PaddleOCR appends: a line read as "Q K" is spelt so, not refused for a column past the list.
+    last = rank_reader.session.get_outputs()[0].shape[-1] - 1
+    log_probs = np.full((1, 3, last + 1), -9.0, np.float32)
+    log_probs[0, [0, 1, 2], [rank_reader.column["Q"], last, rank_reader.column["K"]]] = 0.0
+    assert rank_reader.spell(log_probs) == ["Q K"]
 
 
 def test_a_box_showing_no_rank_as_text_keeps_the_classifier_answer():
