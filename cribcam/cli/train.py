@@ -8,6 +8,7 @@ imported when training runs, so the command list works without the ``train`` ext
 from __future__ import annotations
 
 import dataclasses
+import sys
 import typing
 from pathlib import Path
 
@@ -15,25 +16,26 @@ from cribcam.cli.data import REAL_PHOTOS_SAID
 from cribcam.cli.main import UsageError
 
 # Defaults said as they are found, not as the absolute paths they are in this checkout.
-_DEFAULTS_SAID = {"real": REAL_PHOTOS_SAID, "models": "models/ in the checkout: the bundled models"}
+_DEFAULTS_SAID = {"real": REAL_PHOTOS_SAID, "models": "WORK/models"}
 
 
 def add_parser(subparsers) -> None:
-    from cribcam.training.recipe import Recipe
+    from cribcam.training.recipe import Recipe, option
 
     parser = subparsers.add_parser(
         "train", help="train the card reader's two models (needs the `train` extra)",
         description="Train the index finder (one-class YOLO on crops) and the index classifier "
-                    "(a small CNN) on two CPU cores, and export both to ONNX. Started again "
-                    "after a cut, it goes on from its last checkpoints. Install the tools first: "
-                    "pip install -e '.[train]'.",
+                    "(a small CNN) on two CPU cores, and export both to ONNX, beside the run's "
+                    "--work unless --models says where (--models models replaces the bundled "
+                    "models). Started again after a cut with the same options, it goes on from "
+                    "its last checkpoints. Install the tools first: pip install -e '.[train]'.",
         epilog="example: nohup cribcam train > train.log 2>&1 &")
     hints = typing.get_type_hints(Recipe)
     described = _attribute_docs(Recipe.__doc__)
     for field in dataclasses.fields(Recipe):
         kind = hints[field.name]
         convert = Path if Path in typing.get_args(kind) or kind is Path else kind
-        parser.add_argument(f"--{field.name.replace('_', '-')}", type=convert, default=field.default,
+        parser.add_argument(option(field.name), type=convert, default=field.default,
                             metavar=field.name.split("_")[-1].upper(),
                             help=f"{described.get(field.name, '')} (default "
                                  f"{_DEFAULTS_SAID.get(field.name, field.default)})")
@@ -60,35 +62,49 @@ def run(args) -> int:
         import ultralytics  # noqa: F401
     except ImportError:
         raise UsageError("training needs torch and ultralytics: pip install -e '.[train]'") from None
-    from cribcam.training.recipe import Recipe, run as run_recipe
+    from cribcam.training.recipe import OtherOptions, Recipe, run as run_recipe
 
     values = {f.name: getattr(args, f.name) for f in dataclasses.fields(Recipe)}
     if args.no_real:
         values["real"] = None
     recipe = Recipe(**values)
     _check(recipe)
-    record = run_recipe(recipe)
-    print(f"models in {recipe.models} ({record['this_run_hours']:.2f} h this run, "
+    try:
+        record = run_recipe(recipe)
+    except OtherOptions as exc:
+        raise UsageError(str(exc)) from None
+    except KeyboardInterrupt:
+        said = "cribcam train: interrupted; run the same command to go on from the last checkpoints"
+        print(said, file=sys.stderr)
+        if recipe.log_file.is_file():  # not when cut before the run began
+            with recipe.log_file.open("a") as log:
+                log.write(said + "\n")
+        return 130
+    print(f"models in {recipe.models_dir} ({record['this_run_hours']:.2f} h this run, "
           f"{record['cpu_run_hours_in_all']:.2f} h in all)")
     return 0
 
 
 def _check(recipe) -> None:
     """Mistakes that would otherwise surface minutes into the run."""
+    from cribcam.training.recipe import option
+
     if recipe.real is not None and not (recipe.real / "labels.json").is_file():
         raise UsageError(f"no real photos at {recipe.real} (labels.json and images/): pass --real DIR or --no-real")
     for name in ("finder_from", "classifier_from"):
         path = getattr(recipe, name)
         if path is not None and not path.is_file():
-            raise UsageError(f"--{name.replace('_', '-')} {path}: no such checkpoint")
+            raise UsageError(f"{option(name)} {path}: no such checkpoint")
     if not recipe.finder_model.endswith((".yaml", ".yml")):
         raise UsageError(f"--finder-model {recipe.finder_model}: give an ultralytics model yaml (yolo11n.yaml)")
     small = {"scenes": 10, "finder_crop": 32, "finder_imgsz": 32, "finder_batch": 1, "classifier_batch": 2,
-             "real_repeat": 0}
+             "real_repeat": 0, "workers": 0, "art_crops": 0, "font_decks": 0, "font_crops": 0, "joker_crops": 0,
+             "mined_scenes": 0}
     for name, least in small.items():
         if getattr(recipe, name) < least:
-            raise UsageError(f"--{name.replace('_', '-')} must be at least {least}")
-    if recipe.classifier_minutes <= 0:
-        raise UsageError("--classifier-minutes must be positive")
+            raise UsageError(f"{option(name)} must be at least {least}")
+    for name in ("classifier_minutes", "finder_lr", "classifier_lr"):
+        if not getattr(recipe, name) > 0:  # NaN too
+            raise UsageError(f"{option(name)} must be positive")
     if recipe.finder_hours < 0 or (recipe.finder_hours == 0 and recipe.finder_from is None):
         raise UsageError("--finder-hours must be positive, or 0 with --finder-from to keep that finder")

@@ -471,7 +471,8 @@ def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: in
 
     Args:
         bank: the crops to learn from.
-        checkpoint: where the state is saved every ``save_every`` seconds and at the end.
+        checkpoint: where the state is saved every ``save_every`` seconds, at the end, and
+            when the training is interrupted (Ctrl-C).
         minutes: the training time in all, over every resumed run.
         batch: crops per step.
         lr: AdamW's peak learning rate (cosine schedule over ``minutes``).
@@ -496,7 +497,7 @@ def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: in
     if saved is not None:
         model.load_state_dict(saved["model"])
         state = saved["state"]
-        log(f"classifier: resuming at {state['seconds'] / 60:.1f} of {minutes:.0f} min, step {state['steps']}")
+        log(f"classifier: resuming at {state['seconds'] / 60:.1f} of {minutes:g} min, step {state['steps']}")
     elif start_from is not None:
         model.load_state_dict(torch.load(start_from, map_location="cpu", weights_only=False)["model"])
     # The workers are forked before this process touches the GPU: a forked child cannot use it.
@@ -533,6 +534,9 @@ def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: in
             if now - last_save >= save_every:
                 _save(checkpoint, model, optimizer, state, on_save)
                 last_save = now
+    except KeyboardInterrupt:  # Ctrl-C: what was learnt since the last checkpoint is kept for the next start
+        _save(checkpoint, model, optimizer, state, on_save)
+        raise
     finally:
         batches.close()  # ends the workers
     _save(checkpoint, model, optimizer, state, on_save)

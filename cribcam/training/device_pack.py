@@ -3,8 +3,8 @@
 The device machine (the tool library's ``device``) has torch, OpenCV, NumPy, onnx,
 onnxruntime, Pillow and fontTools, but no ultralytics, no deck art (rendered here by
 rsvg-convert from Debian's packages), no fonts and no shared real photos, and it reaches no
-network. ``pack`` writes them into one folder that git ignores (``.devpack``), which the
-device call carries beside the checkout:
+network. ``pack`` writes them into one folder of the checkout (``.devpack`` by default, which
+git ignores), which the device call carries beside the checkout:
 
     wheels/        ultralytics and ultralytics-thop, as pip downloads them for Python 3.12
     decks.tar      the training designs' rendered cards, as WebP, with their meta.json
@@ -12,9 +12,11 @@ device call carries beside the checkout:
     real.tar       the real *training* photos as WebP, split by capture as `cribcam data real`
                    splits them (the validation photos never leave this machine)
     pack.json      what is packed, with sizes and licences, and the device call to make
+                   (written first, so that a pack cut half-way is still known for one)
 
 Everything travels with the checkout, whose limit is 64 MiB: ``pack`` fails before the call
-would. ``training.device_run`` unpacks it there.
+would. ``training.device_run`` unpacks it there. A pack replaces only an earlier pack: a folder
+holding anything else is refused, as is one outside the checkout (it could not travel).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import io
 import json
 import multiprocessing
+import shlex
 import shutil
 import subprocess
 import sys
@@ -55,16 +58,19 @@ class PackError(RuntimeError):
     """The pack cannot be made (a missing tool or input, or too large to travel)."""
 
 
-def device_command(minutes: float, pack_dir: str = ".devpack") -> str:
-    """The shell command the device call runs, in the checkout's root there."""
+def device_command(minutes: float, pack_dir: str) -> str:
+    """The shell command the device call runs, in the checkout's root there; ``pack_dir``: the
+    pack's path from that root."""
+    pack_dir = shlex.quote(pack_dir)
     return (f"python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site "
             f"{pack_dir}/wheels/*.whl && PYTHONPATH=/tmp/site:. PYTHONUNBUFFERED=1 timeout {int(minutes * 60 + 45)} "
             f"python3 -m cribcam.training.device_run --pack {pack_dir} --out \"$OUT\" --minutes {minutes:g}")
 
 
 def pack(out: Path = PACK_DIR, real: Path | None = None, fonts: Path = FONT_ROOT, minutes: float = 8.0,
-         wheels: bool = True, log=print) -> dict:
-    """Writes the pack into ``out`` (emptied first) and returns what ``pack.json`` records.
+         wheels: bool = True, checkout: Path = REPO_ROOT, log=print) -> dict:
+    """Writes the pack into ``out`` (an earlier pack there is replaced) and returns what
+    ``pack.json`` records. The inputs and ``out`` are checked before anything is written.
 
     Args:
         real: the shared real photos (``labels.json`` and ``images/``), or None for none.
@@ -72,34 +78,64 @@ def pack(out: Path = PACK_DIR, real: Path | None = None, fonts: Path = FONT_ROOT
         minutes: the run's length there, written into the device command.
         wheels: download the wheels (False only where they are not needed, as in a test run
             on this machine, whose environment has them installed).
+        checkout: the checkout the pack travels with, which must hold ``out``.
 
     Raises:
         PackError: as the class says.
     """
+    place = pack_place(out, checkout)
+    typefaces = usable_fonts(fonts)
+    pins = wheel_pins() if wheels else []
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    record = {"wheels": pack_wheels(out / "wheels") if wheels else [],
+    record = {"command": device_command(minutes, place), "carry": [place]}
+    (out / "pack.json").write_text(json.dumps(record, indent=1) + "\n")
+    record = {"wheels": pack_wheels(out / "wheels", pins) if wheels else [],
               "decks": pack_decks(out / "decks.tar"),
-              "fonts": pack_fonts(out / "fonts.tar.xz", fonts),
-              "real": pack_real(out / "real.tar", real) if real is not None else None,
-              "command": device_command(minutes), "carry": [out.name]}
+              "fonts": pack_fonts(out / "fonts.tar.xz", typefaces, fonts),
+              "real": pack_real(out / "real.tar", real) if real is not None else None, **record}
     record["bytes"] = sum(path.stat().st_size for path in out.rglob("*") if path.is_file())
     (out / "pack.json").write_text(json.dumps(record, indent=1) + "\n")
-    check_travel_size(out)
+    check_travel_size(out, checkout)
     log(f"pack: {record['bytes'] / 2**20:.1f} MiB in {out}")
     return record
 
 
-def pack_wheels(out: Path) -> list[str]:
-    """pip downloads the installed versions of ``WHEELS`` for the device's Python."""
+def pack_place(out: Path, checkout: Path = REPO_ROOT) -> str:
+    """``out`` as the device call names it, from the checkout's root (what it carries is
+    there); raises ``PackError`` for a folder outside the checkout, or one that holds
+    anything but an earlier pack (which ``pack`` empties)."""
+    try:
+        place = out.resolve().relative_to(checkout.resolve()).as_posix()
+    except ValueError:
+        raise PackError(f"{out} is outside the checkout ({checkout}): the device call carries only folders "
+                        f"inside it") from None
+    if out.exists() and not (out.is_dir() and (_is_pack(out) or not any(out.iterdir()))):
+        raise PackError(f"{out} is not a pack that bin/train-on-device made, and a pack would replace "
+                        f"what it holds: give a new or empty folder")
+    return place
+
+
+def _is_pack(folder: Path) -> bool:
+    """Whether ``folder`` is a pack (its pack.json, written first, names the device run)."""
+    try:
+        return "cribcam.training.device_run" in json.loads((folder / "pack.json").read_text())["command"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def wheel_pins() -> list[str]:
+    """The installed versions of ``WHEELS``, as pip pins them."""
+    try:
+        return [f"{name}=={metadata.version(name)}" for name in WHEELS]
+    except metadata.PackageNotFoundError as missing:
+        raise PackError(f"{missing.name} is not installed here: pip install -e '.[train]'") from None
+
+
+def pack_wheels(out: Path, pins: list[str]) -> list[str]:
+    """pip downloads ``pins`` (``wheel_pins``) for the device's Python."""
     out.mkdir(parents=True, exist_ok=True)
-    pins = []
-    for name in WHEELS:
-        try:
-            pins.append(f"{name}=={metadata.version(name)}")
-        except metadata.PackageNotFoundError:
-            raise PackError(f"{name} is not installed here: pip install -e '.[train]'") from None
     result = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
                              *PIP_PLATFORM, "-d", str(out), *pins], capture_output=True, text=True)
     if result.returncode != 0:
@@ -150,12 +186,18 @@ def unpack(pack_dir: Path, into: Path) -> dict[str, Path]:
     return {"decks": into / "decks", "fonts": into / "fonts", "real": into / "real"}
 
 
-def pack_fonts(tar_path: Path, root: Path) -> dict:
-    """Every typeface ``font_decks`` can use, cut down to ``FONT_TEXT``'s glyphs (a few KB
-    each instead of a few hundred), flat in one folder."""
+def usable_fonts(root: Path) -> list[Path]:
+    """Every typeface under ``root`` that ``font_decks`` can use; raises ``PackError`` when
+    there are none (or none for the suits)."""
     ranks, suits = find_fonts(root)
     if not ranks or not suits:
         raise PackError(f"no usable fonts under {root}: run bin/install-training-fonts")
+    return ranks
+
+
+def pack_fonts(tar_path: Path, ranks: list[Path], root: Path) -> dict:
+    """The typefaces ``ranks`` (``usable_fonts`` of ``root``), cut down to ``FONT_TEXT``'s
+    glyphs (a few KB each instead of a few hundred), flat in one folder."""
     with multiprocessing.get_context("fork").Pool() as pool:
         subsets = pool.map(_font_subset, ranks)
     names = set()
@@ -220,17 +262,17 @@ def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes) -> None:
     tar.addfile(info, io.BytesIO(data))
 
 
-def check_travel_size(pack_dir: Path) -> int:
+def check_travel_size(pack_dir: Path, checkout: Path = REPO_ROOT) -> int:
     """The bytes the device call would send (the checkout's tracked and untracked files that
     git does not ignore, and the pack); raises ``PackError`` over the limit less a margin."""
     listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                            cwd=REPO_ROOT, capture_output=True, check=True).stdout.decode().split("\0")
-    checkout = sum((REPO_ROOT / name).stat().st_size for name in listed if name and (REPO_ROOT / name).is_file())
+                            cwd=checkout, capture_output=True, check=True).stdout.decode().split("\0")
+    tree = sum((checkout / name).stat().st_size for name in listed if name and (checkout / name).is_file())
     packed = sum(path.stat().st_size for path in pack_dir.rglob("*") if path.is_file())
-    if checkout + packed > TRAVEL_LIMIT - TRAVEL_MARGIN:
-        raise PackError(f"the checkout ({checkout / 2**20:.1f} MiB) and the pack ({packed / 2**20:.1f} MiB) "
+    if tree + packed > TRAVEL_LIMIT - TRAVEL_MARGIN:
+        raise PackError(f"the checkout ({tree / 2**20:.1f} MiB) and the pack ({packed / 2**20:.1f} MiB) "
                         f"would not travel: at most {(TRAVEL_LIMIT - TRAVEL_MARGIN) / 2**20:.0f} MiB")
-    return checkout + packed
+    return tree + packed
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -241,7 +283,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="bin/train-on-device", description="Pack what a training run on a lent GPU machine needs, and print "
                                                 "the device call to make (the tool library's device: run).")
-    parser.add_argument("--out", type=Path, default=PACK_DIR, help=f"the pack folder (default {PACK_DIR})")
+    parser.add_argument("--out", type=Path, default=PACK_DIR,
+                        help="the pack folder, inside the checkout (it travels with it): a new or empty "
+                             "folder, or an earlier pack, which is replaced (default .devpack)")
     parser.add_argument("--real", type=Path, default=default_real_photos(),
                         help="the shared real photos (default %(default)s)")
     parser.add_argument("--fonts", type=Path, default=FONT_ROOT, help="the training typefaces (default %(default)s)")
@@ -255,6 +299,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if not 1 <= args.minutes <= 9:
         print("train-on-device: --minutes must be between 1 and 9 (10 a command, less the install)", file=sys.stderr)
+        return 2
+    try:
+        pack_place(args.out)
+    except PackError as error:
+        print(f"train-on-device: --out {error}", file=sys.stderr)
         return 2
     try:
         record = pack(args.out, args.real, args.fonts, args.minutes)

@@ -181,13 +181,25 @@ def finder_train_args(data_yaml: Path, run_dir: Path, imgsz: int, hours: float, 
 
 
 def _progress(log, started: float):
+    """Logs each epoch's end, and then the final validation of the best checkpoint, which
+    ultralytics reports as one epoch more."""
+    ended = False
+
     def report(trainer) -> None:
-        elapsed = time.monotonic() - started
-        epochs, epoch = trainer.epochs, trainer.epoch + 1
-        left = max(0.0, trainer.args.time * 3600 - (time.time() - trainer.train_time_start))
+        nonlocal ended
         map50 = trainer.metrics.get("metrics/mAP50(B)", float("nan"))
+        if ended:
+            log(f"finder: best checkpoint, val mAP50 {map50:.3f}")
+            return
+        ended = trainer.stop
+        elapsed = time.monotonic() - started
+        epoch = trainer.epoch + 1
+        # After each epoch ultralytics turns the time budget into epochs in all, counted from the
+        # run's first start at this start's pace, and stops there: what is left is the epochs left.
+        epochs = epoch if trainer.stop else max(trainer.epochs, epoch + 1)
+        pace = (time.time() - trainer.train_time_start) / (epoch - trainer.start_epoch)
         log(f"finder: epoch {epoch}/{epochs}, val mAP50 {map50:.3f}, "
-            f"{elapsed / 60:.1f} min this run, about {left / 60:.0f} min left")
+            f"{elapsed / 60:.1f} min this run, about {(epochs - epoch) * pace / 60:.0f} min left")
     return report
 
 

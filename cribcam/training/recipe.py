@@ -2,14 +2,16 @@
 
 Everything that decides the shipped models is a field of ``Recipe`` with its default here, so
 `cribcam train` with the same options reproduces them. The stages, each skipped when its
-output is already in ``work`` (so a cut run goes on from where it stopped when started again):
+output is already in ``work`` (so a cut run goes on from where it stopped when started again,
+and a run started again with options that would build something else is refused):
 
 1. data: synthetic scenes of the training designs (`cribcam data build`) and the real
    photos split by capture (`cribcam data real`);
 2. the finder's crops, cut around the indices of both;
 3. the classifier (a second process, beside the finder: it needs one core, the finder two);
 4. the finder;
-5. both exported to ONNX in ``models``, with ``training.json`` saying how they were made.
+5. both exported to ONNX in ``models`` (beside the work unless said), with ``training.json``
+   saying how they were made and the hours of every start of the run.
 
 Checkpoints are chosen on synthetic validation only; the real validation photos are never
 trained on nor used to choose. Needs the ``train`` extra (torch, ultralytics, onnx).
@@ -27,13 +29,17 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from cribcam.datagen.shared import default_real_photos
-from cribcam.vision.models import CLASSIFIER_FILE, FINDER_FILE, MODELS_DIR
+from cribcam.vision.models import CLASSIFIER_FILE, FINDER_FILE
 
 # No network here: keep ultralytics from trying (auto-installs, fonts for plots, analytics).
 os.environ.setdefault("YOLO_OFFLINE", "1")
 os.environ.setdefault("YOLO_AUTOINSTALL", "false")
 
 JOKER_FACES = 100  # jokers drawn for the classifier's ``joker_crops``
+# Options that say where a run's output goes, or how fast it is made, not what is made: a run
+# started again may change them. Every other option is recorded in the work folder.
+NOT_BUILT = ("work", "models", "workers")
+INTERRUPT_GRACE = 10.0  # seconds the classifier is given to save its checkpoint after a Ctrl-C
 
 
 @dataclass(frozen=True)
@@ -42,11 +48,14 @@ class Recipe:
 
     Attributes:
         work: folder for the data, checkpoints and log of the run (never committed).
-        models: where the ONNX models and ``training.json`` are written.
-        real: the shared real photos (``labels.json`` and ``images/``), or None for none.
+        models: where the ONNX models, their checkpoints and ``training.json`` are written:
+            beside the work (``work``/models) unless given; the bundled models are replaced
+            only when this names their folder (``--models models``, as a run that ships does).
+        real: the shared real photos (``labels.json`` and ``images/``), or None for none
+            (``--no-real`` on the command line).
         scenes: synthetic scenes of the training designs (a tenth go to validation).
         seed: random seed of the data and of both trainings.
-        workers: data-loader processes of the finder.
+        workers: data-loader processes of the finder (0: in its own process).
         finder_model: ultralytics model yaml to train from scratch.
         finder_from: a finder checkpoint (.pt) to continue from instead, at ``finder_lr / 3``;
             what it boxes in the training scenes and photos that is no index becomes the
@@ -71,7 +80,7 @@ class Recipe:
     """
 
     work: Path = Path("runs/recipe")
-    models: Path = MODELS_DIR
+    models: Path | None = None
     real: Path | None = default_real_photos()
     scenes: int = 4000
     seed: int = 1
@@ -95,6 +104,14 @@ class Recipe:
     classifier_lr: float = 3e-3
 
     @property
+    def models_dir(self) -> Path:
+        return self.models if self.models is not None else self.work / "models"
+
+    @property
+    def log_file(self) -> Path:
+        return self.work / "train.log"
+
+    @property
     def synth(self) -> Path:
         return self.work / "synth"
 
@@ -113,6 +130,78 @@ class Recipe:
     def as_dict(self) -> dict:
         return {f.name: (str(v) if isinstance(v := getattr(self, f.name), Path) else v) for f in fields(self)}
 
+    def built_with(self) -> dict:
+        """The options that decide what ``work`` holds, paths absolute (the same file, however named)."""
+        return {name: str(value.resolve()) if isinstance(value, Path) else value
+                for name, value in self.as_dict().items() if name not in NOT_BUILT}
+
+
+def option(name: str) -> str:
+    """The command-line option of a ``Recipe`` field."""
+    return f"--{name.replace('_', '-')}"
+
+
+class OtherOptions(ValueError):
+    """The work folder holds a run made with other options (or with none recorded)."""
+
+
+def check_work(recipe: Recipe) -> None:
+    """Records the options a new ``work`` folder is built with. Refuses one built with other
+    options (the run would go on from what they made, and record the new ones as its own), or
+    one that holds files but no record of its options."""
+    record = recipe.work / "options.json"
+    if record.is_file():
+        before, now = json.loads(record.read_text()), recipe.built_with()
+        differ = [f"{option(name)} {_said(before.get(name))} there, {_said(now[name])} now"
+                  for name in now if before.get(name) != now[name]]
+        if differ:
+            raise OtherOptions(f"{recipe.work} was built with other options ({'; '.join(differ)}): run the "
+                               f"same options to go on from it, or pass a new --work")
+    elif recipe.work.is_dir() and any(recipe.work.iterdir()):
+        raise OtherOptions(f"{recipe.work} holds files but no record of the options they were made with "
+                           f"(options.json): pass a new --work")
+    else:
+        recipe.work.mkdir(parents=True, exist_ok=True)
+        record.write_text(json.dumps(recipe.built_with(), indent=1) + "\n")
+
+
+def _said(value) -> str:
+    return "none" if value is None else str(value)
+
+
+class RunHours:
+    """The hours of a run over every start of it, kept in ``work/hours.json`` every ``every``
+    seconds and at the end: a run cut (Ctrl-C, ``kill``, a session's end) and started again
+    counts what its earlier starts spent too (a killed one, up to its last save)."""
+
+    def __init__(self, path: Path, every: float = 60.0):
+        self.path = path
+        try:
+            self.earlier = float(json.loads(path.read_text())["hours"])
+        except (OSError, ValueError, KeyError):
+            self.earlier = 0.0
+        self.started = time.monotonic()
+        self.ended = threading.Event()
+        self.keeper = threading.Thread(target=self._keep, args=(every,), daemon=True)
+        self.keeper.start()
+
+    def __call__(self) -> float:
+        return self.earlier + (time.monotonic() - self.started) / 3600
+
+    def end(self) -> None:
+        self.ended.set()
+        self.keeper.join()
+        self._save()
+
+    def _keep(self, every: float) -> None:
+        while not self.ended.wait(every):
+            self._save()
+
+    def _save(self) -> None:
+        partial = self.path.with_suffix(".partial")
+        partial.write_text(json.dumps({"hours": self()}) + "\n")
+        partial.replace(self.path)  # a cut mid-write never loses the hours saved before
+
 
 class Log:
     """Progress lines with the time since the recipe started, to stdout and ``work/train.log``."""
@@ -129,32 +218,44 @@ class Log:
 
 
 def run(recipe: Recipe) -> dict:
-    """Runs (or resumes) the whole recipe and returns what ``training.json`` records."""
-    log = Log(recipe.work / "train.log")
-    log(f"recipe: {json.dumps(recipe.as_dict())}")
-    started = time.monotonic()
-    make_data(recipe, log)
-    finder_data = None if _keeps_finder(recipe) else make_finder_data(recipe, log)
-    classifier = multiprocessing.get_context("spawn").Process(target=_classifier_stage, args=(recipe, os.getpid()))
-    classifier.start()
-    try:
-        if finder_data is None:
-            log(f"finder: kept as it is ({recipe.finder_from})")
-            finder_checkpoint = recipe.finder_from
-        else:
-            from cribcam.training.finder import train_finder
+    """Runs (or resumes) the whole recipe and returns what ``training.json`` records.
 
-            finder_checkpoint = train_finder(finder_data, recipe.finder_run, _finder_start(recipe),
-                                             recipe.finder_crop, recipe.finder_hours, recipe.finder_batch,
-                                             _finder_lr(recipe), recipe.workers, recipe.seed, log)
-        classifier.join()
+    Raises:
+        OtherOptions: as ``check_work`` says, before anything is done.
+    """
+    check_work(recipe)
+    log = Log(recipe.log_file)
+    log(f"recipe: {json.dumps(recipe.as_dict())}")
+    hours = RunHours(recipe.work / "hours.json")
+    try:
+        make_data(recipe, log)
+        finder_data = None if _keeps_finder(recipe) else make_finder_data(recipe, log)
+        classifier = multiprocessing.get_context("spawn").Process(target=_classifier_stage,
+                                                                  args=(recipe, os.getpid()))
+        classifier.start()
+        try:
+            if finder_data is None:
+                log(f"finder: kept as it is ({recipe.finder_from})")
+                finder_checkpoint = recipe.finder_from
+            else:
+                from cribcam.training.finder import train_finder
+
+                finder_checkpoint = train_finder(finder_data, recipe.finder_run, _finder_start(recipe),
+                                                 recipe.finder_crop, recipe.finder_hours, recipe.finder_batch,
+                                                 _finder_lr(recipe), recipe.workers, recipe.seed, log)
+            classifier.join()
+        except KeyboardInterrupt:
+            classifier.join(INTERRUPT_GRACE)  # a terminal's Ctrl-C reached the classifier too: it saves, then ends
+            raise
+        finally:
+            if classifier.is_alive():
+                classifier.terminate()
+        if classifier.exitcode != 0:
+            raise RuntimeError(f"the classifier's training failed (exit {classifier.exitcode}); see {log.path}")
+        record = export(recipe, finder_checkpoint, hours(), log)
     finally:
-        if classifier.is_alive():
-            classifier.terminate()
-    if classifier.exitcode != 0:
-        raise RuntimeError(f"the classifier's training failed (exit {classifier.exitcode}); see {log.path}")
-    record = export(recipe, finder_checkpoint, (time.monotonic() - started) / 3600, log)
-    log(f"done: {recipe.models / FINDER_FILE}, {recipe.models / CLASSIFIER_FILE}")
+        hours.end()
+    log(f"done: {recipe.models_dir / FINDER_FILE}, {recipe.models_dir / CLASSIFIER_FILE}")
     return record
 
 
@@ -199,14 +300,17 @@ def _classifier_stage(recipe: Recipe, parent: int) -> None:
 
     threading.Thread(target=end_with_parent, args=(parent,), daemon=True).start()
     torch.set_num_threads(1)  # the finder has the other core, and its data loaders (or, kept, the work beside)
-    log = Log(recipe.work / "train.log")
+    log = Log(recipe.log_file)
     if recipe.classifier_checkpoint.with_suffix(".done").is_file():
         log("classifier: finished already")
         return
-    bank = _classifier_bank(recipe, log)
-    lr = recipe.classifier_lr / 3 if recipe.classifier_from else recipe.classifier_lr
-    train_classifier(bank, recipe.classifier_checkpoint, recipe.classifier_minutes, recipe.classifier_batch,
-                     lr, recipe.seed, start_from=recipe.classifier_from, log=log)
+    try:
+        bank = _classifier_bank(recipe, log)
+        lr = recipe.classifier_lr / 3 if recipe.classifier_from else recipe.classifier_lr
+        train_classifier(bank, recipe.classifier_checkpoint, recipe.classifier_minutes, recipe.classifier_batch,
+                         lr, recipe.seed, start_from=recipe.classifier_from, log=log)
+    except KeyboardInterrupt:  # a terminal's Ctrl-C reaches this process too: the recipe's says so, once
+        raise SystemExit(130) from None
     recipe.classifier_checkpoint.with_suffix(".done").touch()
 
 
@@ -285,22 +389,23 @@ def _finder_lr(recipe: Recipe) -> float:
 
 
 def export(recipe: Recipe, finder_checkpoint: Path, hours: float, log) -> dict:
-    """Stage 5: both models to ONNX in ``recipe.models``, the checkpoints to continue from
-    in ``models/checkpoints``, and ``training.json``."""
+    """Stage 5: both models to ONNX in ``recipe.models_dir``, the checkpoints to continue from
+    in its ``checkpoints``, and ``training.json``; ``hours``: the run's, every start counted."""
     from cribcam.training.classifier import export_classifier
     from cribcam.training.finder import export_finder, strip_checkpoint
 
-    export_finder(finder_checkpoint, recipe.models / FINDER_FILE, recipe.finder_imgsz)
-    export_classifier(recipe.classifier_checkpoint, recipe.models / CLASSIFIER_FILE)
-    checkpoints = recipe.models / "checkpoints"
+    models = recipe.models_dir
+    export_finder(finder_checkpoint, models / FINDER_FILE, recipe.finder_imgsz)
+    export_classifier(recipe.classifier_checkpoint, models / CLASSIFIER_FILE)
+    checkpoints = models / "checkpoints"
     strip_checkpoint(finder_checkpoint, checkpoints / "finder.pt")
     weights_only(recipe.classifier_checkpoint, checkpoints / "classifier.pt")
     previous = _previous_hours(recipe)
     record = {"recipe": recipe.as_dict(), "this_run_hours": round(hours, 3),
               "cpu_run_hours_in_all": round(previous + hours, 3),
               "finder_checkpoint": str(finder_checkpoint), "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
-    (recipe.models / "training.json").write_text(json.dumps(record, indent=1) + "\n")
-    log(f"export: models and training.json in {recipe.models} ({hours:.2f} h this run)")
+    (models / "training.json").write_text(json.dumps(record, indent=1) + "\n")
+    log(f"export: models and training.json in {models} ({hours:.2f} h this run)")
     return record
 
 
@@ -308,12 +413,11 @@ def _previous_hours(recipe: Recipe) -> float:
     """Run hours that went into the models this run continued from (0 for a fresh start).
 
     A checkpoint ``X/checkpoints/classifier.pt`` was shipped with ``X/training.json``, which
-    holds its hours; a run written to another ``--models`` folder still counts them.
+    holds its hours; a run written to another ``--models`` folder still counts them. (Not the
+    record in the run's own ``--models``: a finished run exported again would count itself twice.)
     """
     starts = [Path(start) for start in (recipe.finder_from, recipe.classifier_from) if start is not None]
     records = {start.parent.parent / "training.json" for start in starts if start.parent.name == "checkpoints"}
-    if starts:
-        records.add(recipe.models / "training.json")
     return max((_hours_in_all(path) for path in records), default=0.0)
 
 

@@ -29,8 +29,8 @@ def model_files(folder: str | Path | None = None) -> tuple[Path, Path]:
     missing = [p.name for p in (finder, classifier) if not p.is_file()]
     if missing:
         raise ModelMissingError(f"no card-reading model in {folder} ({' and '.join(missing)} missing): "
-                                f"train one with `cribcam train`, or pass a folder that holds "
-                                f"{FINDER_FILE} and {CLASSIFIER_FILE}")
+                                f"train one with `cribcam train --models {folder}`, or pass a folder "
+                                f"that holds {FINDER_FILE} and {CLASSIFIER_FILE}")
     return finder, classifier
 
 

@@ -37,11 +37,15 @@ def packed(tmp_path_factory, real_photos):
     fonts.mkdir()
     for path in {*ranks[:3], suits[0]}:
         shutil.copy(path, fonts / path.name)
+    # A checkout of its own, the pack in a folder of it that git ignores, as .devpack is here.
+    checkout = root / "checkout"
+    subprocess.run(["git", "init", "-q", str(checkout)], check=True)
+    (checkout / ".gitignore").write_text("packs/\n")
     try:
-        record = device_pack.pack(root / ".devpack", photos, fonts, minutes=1.0)
+        record = device_pack.pack(checkout / "packs" / "first", photos, fonts, minutes=1.0, checkout=checkout)
     except DeckArtError as exc:
         pytest.skip(f"deck art unavailable: {exc}")
-    return root / ".devpack", record, photos
+    return checkout / "packs" / "first", record, photos
 
 
 def test_the_pack_holds_what_the_device_lacks_and_nothing_held_out(packed):
@@ -57,7 +61,10 @@ def test_the_pack_holds_what_the_device_lacks_and_nothing_held_out(packed):
     with tarfile.open(pack / "real.tar") as tar:
         packed_photos = {name.rsplit("/", 1)[-1].rsplit(".", 1)[0] for name in tar.getnames() if "/images/" in name}
     assert 0 < record["real"]["train_photos"] == len(packed_photos) < len(json.loads((photos / "labels.json").read_text()))
-    assert "--pack .devpack" in record["command"] and record["carry"] == [".devpack"]
+    # The call names the pack where it is, from the checkout's root: what the device carries.
+    assert record["carry"] == ["packs/first"]
+    assert "--pack packs/first --out" in record["command"] and " packs/first/wheels/*.whl " in record["command"]
+    assert device_pack.pack_place(pack, pack.parents[1]) == "packs/first"  # an earlier pack is replaced
 
 
 def test_the_validation_photos_never_travel(packed, tmp_path):

@@ -1,17 +1,37 @@
 """The recipe never rots: the whole of it, at a toy size, makes two models that the reader runs."""
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
+from dataclasses import fields, replace
 from pathlib import Path
 
 import cv2
 import pytest
 
 from cribcam.cli.main import main
+from cribcam.training.recipe import option
 from cribcam.vision import CardReader
-from cribcam.vision.models import CLASSIFIER_FILE, FINDER_FILE
+from cribcam.vision.models import CLASSIFIER_FILE, FINDER_FILE, MODELS_DIR
+
+
+def command_line(recipe) -> list[str]:
+    """``recipe`` as `cribcam train`'s options, every one given but a ``models`` left to its default."""
+    line = []
+    for field in fields(recipe):
+        value = getattr(recipe, field.name)
+        if field.name == "real" and value is None:
+            line.append("--no-real")
+        elif value is not None:
+            line += [option(field.name), str(value)]
+    return line
+
+
+def bundled_models() -> dict[str, int]:
+    return {path.name: path.stat().st_mtime_ns for path in MODELS_DIR.rglob("*") if path.is_file()}
 
 
 def test_tiny_recipe_exports_models_the_reader_runs(tiny_models, real_photos):
@@ -78,22 +98,131 @@ def test_the_hours_of_models_whose_finder_and_classifier_came_from_two_runs(tmp_
 @pytest.mark.parametrize("extra, message", [
     (["--finder-from", "missing.pt"], "no such checkpoint"),
     (["--real", "/nowhere"], "no real photos at"),
+    (["--real", "None"], "no real photos at None (labels.json and images/): pass --real DIR or --no-real"),
     (["--finder-model", "yolo11n.pt"], "model yaml"),
     (["--scenes", "1"], "at least 10"),
     (["--finder-hours", "0"], "or 0 with --finder-from"),
     (["--finder-hours", "-1"], "must be positive"),
+    (["--workers", "-1"], "--workers must be at least 0"),
+    (["--art-crops", "-1"], "--art-crops must be at least 0"),
+    (["--font-crops", "-1"], "--font-crops must be at least 0"),
+    (["--joker-crops", "-1"], "--joker-crops must be at least 0"),
+    (["--font-decks", "-1"], "--font-decks must be at least 0"),
+    (["--mined-scenes", "-1"], "--mined-scenes must be at least 0"),
+    (["--finder-lr", "0"], "--finder-lr must be positive"),
+    (["--classifier-lr", "-0.001"], "--classifier-lr must be positive"),
+    (["--classifier-lr", "nan"], "--classifier-lr must be positive"),
 ])
-def test_train_options_are_checked_before_training(capsys, extra, message):
+def test_train_options_are_checked_before_training(capsys, tmp_path, real_photos, extra, message):
     pytest.importorskip("ultralytics")
-    assert main(["train", *extra]) == 2
-    assert message in capsys.readouterr().err
+    from training_tools import tiny_recipe
+
+    # At a toy size, so that a check missed fails in seconds, not an hour into a full run.
+    tiny = command_line(replace(tiny_recipe(real_photos, tmp_path), models=None))
+    assert main(["train", *tiny, *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "work").exists()
+
+
+def test_a_run_started_again_with_other_options_is_refused_naming_them(tiny_models, real_photos, capsys):
+    from training_tools import tiny_recipe
+
+    recipe = tiny_recipe(real_photos, tiny_models.parent)
+    log = recipe.log_file.read_text()
+    assert main(["train", *command_line(recipe), "--scenes", "30", "--seed", "3", "--no-real"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and err.startswith(f"cribcam train: error: {recipe.work} was built with other options")
+    assert "--scenes 24 there, 30 now" in err and "--seed 0 there, 3 now" in err
+    assert f"--real {real_photos.resolve()} there, none now" in err
+    assert "run the same options to go on from it, or pass a new --work" in err
+    assert recipe.log_file.read_text() == log  # nothing done
+
+
+def test_a_work_folder_without_its_options_is_refused(tmp_path, real_photos, capsys):
+    pytest.importorskip("ultralytics")
+    from training_tools import tiny_recipe
+
+    recipe = tiny_recipe(real_photos, tmp_path)
+    (recipe.work / "synth").mkdir(parents=True)
+    assert main(["train", *command_line(recipe)]) == 2
+    assert "holds files but no record of the options they were made with" in capsys.readouterr().err
+    assert [path.name for path in recipe.work.iterdir()] == ["synth"]
+
+
+def test_a_run_writes_its_models_beside_its_work_and_goes_on_whatever_its_models_and_workers(
+        tiny_models, real_photos, tmp_path, capsys):
+    from training_tools import tiny_recipe
+
+    recipe = tiny_recipe(real_photos, tiny_models.parent)
+    trained = recipe.classifier_checkpoint.stat().st_mtime_ns
+    bundled = bundled_models()
+    assert main(["train", *command_line(replace(recipe, models=None))]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith(f"models in {recipe.work / 'models'} (")
+    assert CardReader(recipe.work / "models").finder.imgsz == recipe.finder_imgsz
+    # Where the models go and how many loaders feed the finder change nothing built: it goes on.
+    elsewhere = tmp_path / "elsewhere"
+    assert main(["train", *command_line(replace(recipe, models=elsewhere, workers=1))]) == 0
+    assert (elsewhere / FINDER_FILE).is_file() and (elsewhere / "checkpoints" / "classifier.pt").is_file()
+    assert recipe.classifier_checkpoint.stat().st_mtime_ns == trained
+    assert bundled_models() == bundled
 
 
 def test_train_help_describes_every_option(capsys):
     with pytest.raises(SystemExit):
         main(["train", "--help"])
-    text = capsys.readouterr().out
+    text = " ".join(capsys.readouterr().out.split())
     assert "--classifier-minutes" in text and "training time, wall-clock" in text
+    assert "``--no-real`` on the command line" in text
+    assert "(default WORK/models)" in text and "``--models models``" in text
+
+
+def test_ctrl_c_says_how_to_go_on_once_and_the_run_goes_on_counting_every_start(real_photos, tmp_path):
+    """A terminal's Ctrl-C reaches every process of the run: the recipe's and its classifier's."""
+    pytest.importorskip("ultralytics")
+    from training_tools import tiny_recipe
+
+    recipe = replace(tiny_recipe(real_photos, tmp_path), models=None, finder_hours=0.006, classifier_minutes=0.4)
+    command = [sys.executable, "-m", "cribcam", "train", *command_line(recipe)]
+    started = time.monotonic()
+    first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
+    try:
+        deadline = time.monotonic() + 180
+        # Both trainings under way: the classifier has its crops, the finder an epoch behind it.
+        while not ("crops (" in (log := recipe.log_file.read_text() if recipe.log_file.is_file() else "")
+                   and "finder: epoch" in log):
+            assert first.poll() is None and time.monotonic() < deadline, log
+            time.sleep(0.5)
+        time.sleep(3)
+        os.killpg(first.pid, signal.SIGINT)
+        out, err = first.communicate(timeout=60)
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+    first_seconds = time.monotonic() - started
+    said = "cribcam train: interrupted; run the same command to go on from the last checkpoints"
+    assert first.returncode == 130
+    assert err.splitlines()[-1] == said and err.count(said) == 1, err[-3000:]
+    assert "Traceback" not in out + err and "KeyboardInterrupt" not in out + err
+    assert recipe.log_file.read_text().splitlines()[-1] == said
+    assert recipe.classifier_checkpoint.is_file()  # saved at the Ctrl-C, not 2 minutes into training
+    assert json.loads((recipe.work / "hours.json").read_text())["hours"] * 3600 > first_seconds - 10
+
+    started = time.monotonic()
+    second = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    second_seconds = time.monotonic() - started
+    assert second.returncode == 0, second.stderr[-3000:]
+    log = recipe.log_file.read_text()
+    assert "finder: resuming" in log and "classifier: resuming at" in log
+    epochs = [line.split("finder: epoch ")[1].split(",")[0] for line in log.splitlines() if "finder: epoch " in line]
+    assert all(int(n) <= int(total) for n, total in (e.split("/") for e in epochs)), epochs
+    assert epochs[-1].split("/")[0] == epochs[-1].split("/")[1], epochs
+    last = [line for line in log.splitlines() if "finder: " in line][-2:]
+    assert "min left" in last[0] and last[0].endswith("about 0 min left") and "best checkpoint" in last[1]
+    record = json.loads((recipe.work / "models" / "training.json").read_text())
+    # Python's start is no part of a run: about 5 s a start here.
+    assert record["this_run_hours"] * 3600 > first_seconds + second_seconds - 20
 
 
 def test_the_classifiers_process_ends_when_the_recipes_is_killed():
