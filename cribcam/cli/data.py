@@ -10,6 +10,7 @@ from pathlib import Path
 from cribcam.cli.main import UsageError
 from cribcam.cli.output import output_folder
 from cribcam.datagen.shared import default_real_photos
+from cribcam.scoring.spoken import counted
 
 # Where default_real_photos() looks, for help texts: the path it finds is only this checkout's.
 REAL_PHOTOS_SAID = "$CRIBCAM_SHARED/real-photos, else real-photos in shared/ beside the checkout"
@@ -127,9 +128,9 @@ def run_build(args) -> int:
     spec = BuildSpec(args.out, args.images, args.seed, args.split, val_fraction, args.imgsz)
     workers = args.workers or default_workers()
     summary = build(spec, decks, workers=workers, force=args.force)
-    print(f"{_count(summary['images'], 'image')}, {_count(summary['labels'], 'label')} from "
-          f"{_count(len(decks), args.split + ' deck')} in {summary['seconds']:.1f} s "
-          f"({summary['images_per_second']:.1f} images/s on {_count(workers, 'worker')}) -> {args.out / 'data.yaml'}")
+    print(f"{counted(summary['images'], 'image')}, {counted(summary['labels'], 'label')} from "
+          f"{counted(len(decks), args.split + ' deck')} in {summary['seconds']:.1f} s "
+          f"({summary['images_per_second']:.1f} images/s on {counted(workers, 'worker')}) -> {args.out / 'data.yaml'}")
     return 0
 
 
@@ -143,7 +144,7 @@ def run_preview(args) -> int:
         raise UsageError(f"--tile must be at least {SMALLEST_TILE} pixels, not {args.tile}")
     output_folder(args.out.parent, "--out")
     n = contact_sheet(args.folder, args.out, args.n, args.part, args.tile)
-    print(f"{_count(n, 'image')} -> {args.out}")
+    print(f"{counted(n, 'image')} -> {args.out}")
     return 0
 
 
@@ -239,11 +240,6 @@ def _check_hold(spec) -> None:
         raise UsageError(f"--seconds must be at least {frames / spec.fps:g} at {spec.fps} fps, not "
                          f"{spec.hold_seconds:g}: cribcam live --play counts a card laid once it has lain "
                          f"still {STILL_FOR:g} s")
-
-
-def _count(n: int, noun: str) -> str:
-    """``n`` and the noun, plural unless one ("1 image", "2 images")."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _card_photos(folder: Path) -> dict:
