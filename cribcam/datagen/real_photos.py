@@ -204,6 +204,11 @@ def convert(src: Path, out: Path, val_fraction: float = 0.25, force: bool = Fals
         raise yolo.DataSetError(f"{labels_file} is not JSON ({exc})") from None
     if not isinstance(entries, dict) or not entries:
         raise yolo.DataSetError(f"no labelled photo found in {labels_file}: nothing to convert")
+    for name, entry in entries.items():  # the split needs each photo's subset, the labels its cards
+        if not isinstance(entry, dict) or not isinstance(entry.get("subset"), str) \
+                or not isinstance(entry.get("cards"), list):
+            raise yolo.DataSetError(f"{labels_file} labels {name} without its \"subset\" and \"cards\": "
+                                    f"each photo needs both")
     if (out / "data.yaml").exists() and not force:
         raise yolo.DataSetError(f"{out} already holds a data set; choose another folder or pass --force")
     for name in ("images", "labels", "meta"):

@@ -106,6 +106,8 @@ def _convert(tmp_path, labels: str) -> int:
     ("{not json", "labels.json is not JSON (Expecting property name enclosed in double quotes"),
     ("{}", "no labelled photo found in"),
     ("[]", "no labelled photo found in"),
+    ('{"IMG_0001_.jpg": {"cards": []}}', 'labels IMG_0001_.jpg without its "subset" and "cards": each photo needs both'),
+    ('{"IMG_0001_.jpg": []}', 'labels IMG_0001_.jpg without its "subset" and "cards"'),
 ])
 def test_labels_that_give_no_photo_are_refused_before_anything_is_replaced(tmp_path, capsys, labels, words):
     assert _convert(tmp_path, labels) == 2
