@@ -1,5 +1,5 @@
 """Image bytes for the tests of image loading, the API and the pages: encoded test images,
-an EXIF orientation, a "PNG bomb"."""
+an EXIF orientation, a "PNG bomb"; and a card drawn with its pips, for the pip count."""
 
 from __future__ import annotations
 
@@ -52,3 +52,35 @@ def png_bomb(side: int) -> bytes:
     header = struct.pack(">IIBBBBB", side, side, 1, 0, 0, 0, 0)
     return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", idat)
             + chunk(b"IEND", b""))
+
+
+WIDTH, HEIGHT = 200, 280  # a drawn card, in pixels
+INDEX = (82, 110)  # its index centres from its middle, across and along
+INDEX_SIZE = (24, 44)
+SIX = [(u, v) for u in (-45, 45) for v in (-90, 0, 90)]
+NINE = [(u, v) for u in (-45, 45) for v in (-100, -33, 33, 100)] + [(0, -60)]
+
+
+def drawn_card(pips, angle: float = 0.0, radius=12):
+    """A white card on a dark table turned ``angle`` degrees, its pips drawn at ``pips`` (across,
+    along, from its middle; ``radius`` a number or one per pip), and its two index boxes."""
+    image = np.full((640, 640, 3), 60, np.uint8)
+    turn = np.deg2rad(angle)
+    across, along = np.array([np.cos(turn), np.sin(turn)]), np.array([-np.sin(turn), np.cos(turn)])
+
+    def at(u, v):
+        return np.array([320, 320]) + u * across + v * along
+
+    outline = np.array([at(i * WIDTH / 2, j * HEIGHT / 2) for i, j in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+    cv2.fillConvexPoly(image, np.round(outline).astype(np.int32), (235, 240, 240))
+    radii = radius if isinstance(radius, list) else [radius] * len(pips)
+    for (u, v), r in zip(pips, radii):
+        cv2.circle(image, tuple(int(round(c)) for c in at(u, v)), r, (20, 20, 200), -1)
+    boxes = []
+    for sign in (-1, 1):
+        middle = at(sign * INDEX[0], sign * INDEX[1])
+        corners = np.array([middle + i * INDEX_SIZE[0] / 2 * across + j * INDEX_SIZE[1] / 2 * along
+                            for i, j in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+        cv2.ellipse(image, tuple(int(round(c)) for c in middle), (8, 16), angle, 0, 360, (20, 20, 200), 3)  # its rank
+        boxes.append((*corners.min(axis=0), *corners.max(axis=0)))
+    return image, boxes

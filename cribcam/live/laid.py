@@ -10,7 +10,8 @@ play counts each card once (``game.table_play`` refuses a card laid twice anyway
 play refused (out of turn, past 31) is ``refused``: once it has left the table it may be laid
 again, as it would be when its turn comes. Two readings laid at the same moment where one card
 lies are that one card read two ways (``ONE_CARD_SPAN``): it is laid once, to be checked; one
-laid there a moment after is not laid.
+laid there a moment after is not laid. Read as a 6 and a 9, it is the one its face's pips count
+(``vision.pips``), when they can be counted; otherwise, and for other ranks, the surer reading.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from cribcam.vision.corners import CORNER_PAIR_SPAN
+from cribcam.vision.pips import count_pips
 from cribcam.vision.reading import Reading, SeenCard
 
 STILL_FOR = 0.5  # seconds a card lies still, where it lies, to count as laid
@@ -71,9 +73,10 @@ class LaidCards:
         for ``still_for`` seconds (a card read now and then, a flicker, has not left it)."""
         self._refused[code] = None
 
-    def update(self, reading: Reading, at: float) -> list[SeenCard]:
+    def update(self, reading: Reading, at: float, image: np.ndarray | None = None) -> list[SeenCard]:
         """This frame's reading, and when the frame was taken (seconds, any origin); the cards
-        it sees newly laid, in the order they came."""
+        it sees newly laid, in the order they came. ``image``, the frame read, settles a card
+        read as a 6 and a 9 at once by its pips."""
         in_view = {card.card for card in reading.cards}
         for code, last in list(self._refused.items()):
             if code in in_view or last is None:
@@ -100,7 +103,7 @@ class LaidCards:
             self.laid[code] = candidate.corners
             del self._candidates[code]
         recent = [card for card, when in self._latest if at - when <= TWIN_SECONDS + 1e-6]
-        kept = _one_card_a_place([seen[code] for code, _ in newly], recent)
+        kept = _one_card_a_place([seen[code] for code, _ in newly], recent, image)
         for code, candidate in newly:  # a reading not kept is the card kept, read otherwise there
             if code not in {card.card for card in kept}:
                 del self.laid[code]
@@ -116,10 +119,11 @@ class LaidCards:
         return there is not None and _nearest(corners, there) <= SAME_PLACE * size
 
 
-def _one_card_a_place(newly: list[SeenCard], recent: list[SeenCard]) -> list[SeenCard]:
+def _one_card_a_place(newly: list[SeenCard], recent: list[SeenCard], image: np.ndarray | None = None
+                      ) -> list[SeenCard]:
     """``newly`` with each card read two ways (``ONE_CARD_SPAN``) laid once: as its surest
-    reading, marked unsure so the player checks it, or not again when ``recent`` (the cards laid
-    a moment before) holds it."""
+    reading (a 6 or a 9 as ``image`` shows its pips: ``_by_pips``), marked unsure so the player
+    checks it, or not again when ``recent`` (the cards laid a moment before) holds it."""
     def twin(card: SeenCard, others) -> int | None:
         corners, size = index_centres(card)
         return next((i for i, other in others if _nearest(corners, index_centres(other)[0]) <= ONE_CARD_SPAN * size),
@@ -133,8 +137,17 @@ def _one_card_a_place(newly: list[SeenCard], recent: list[SeenCard]) -> list[See
         if same is None:
             kept[k] = newly[k]
         else:
-            kept[same] = replace(kept[same], unsure=True)
+            kept[same] = replace(_by_pips(kept[same], newly[k], image), unsure=True)
     return [kept[k] for k in sorted(kept)]
+
+
+def _by_pips(surer: SeenCard, other: SeenCard, image: np.ndarray | None) -> SeenCard:
+    """Of two readings of one card, a 6 and a 9, the one whose rank its face's pips count;
+    ``surer`` when they are other ranks or the pips cannot be counted."""
+    if image is None or {surer.card[0], other.card[0]} != {"6", "9"}:
+        return surer
+    pips = count_pips(image, surer.boxes + other.boxes)
+    return other if pips == int(other.card[0]) else surer
 
 
 def index_centres(card: SeenCard) -> tuple[np.ndarray, float]:

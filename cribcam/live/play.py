@@ -68,7 +68,8 @@ class PlayWatch:
         newly laid on it; their events (``follow_play`` says what they hold), each with
         ``when`` added."""
         events = []
-        for seen in self.laid.update(self.still.read(_at_most(image, FRAME_SIDE), read), at):
+        image = _at_most(image, FRAME_SIDE)  # the reading's boxes are in its pixels
+        for seen in self.laid.update(self.still.read(image, read), at, image):
             player = who_laid(seen, self.table.turn, self.places)
             event = _step(lambda: self.table.lay(player, seen.card), {**(when or {}), "player": player,
                                                                       "card": seen.card})

@@ -1,5 +1,7 @@
 """Seeing cards laid in the play, from readings frame by frame (no images)."""
 
+from image_tools import NINE, SIX, drawn_card
+
 from cribcam.live.laid import MISSED, LaidCards
 from cribcam.vision.reading import Reading, SeenCard
 
@@ -80,6 +82,20 @@ def test_one_card_read_two_ways_at_once_is_laid_once_as_its_surest_reading_to_ch
     seen = [s for k in range(8) for s in laid.update(Reading((nine, six), width=1280, height=960), k / FPS)]
     assert [(s.card, s.unsure) for s in seen] == [("6D", True)]  # the player is asked to check it
     assert laid.update(Reading((nine, six), width=1280, height=960), 1.0) == []  # not laid later either
+
+
+def test_one_card_read_as_a_6_and_a_9_at_once_is_the_one_its_pips_count():
+    for pips, surer, other in ((NINE, "6D", "9D"), (SIX, "9D", "6D"), (NINE, "9D", "6D")):
+        image, (upper, lower) = drawn_card(pips, angle=8)
+        readings = Reading((SeenCard(surer, 0.81, (lower,)), SeenCard(other, 0.79, (upper,))), width=640, height=640)
+        laid = LaidCards()
+        seen = [s for k in range(8) for s in laid.update(readings, k / FPS, image)]
+        assert [(s.card, s.unsure) for s in seen] == [(f"{len(pips)}D", True)]  # still to check: its corners disagree
+        assert laid.update(readings, 1.0, image) == []
+    image, (upper, lower) = drawn_card(NINE, angle=45)  # pips that cannot be counted: the surer reading
+    readings = Reading((SeenCard("6D", 0.81, (lower,)), SeenCard("9D", 0.79, (upper,))), width=640, height=640)
+    laid = LaidCards()
+    assert [s.card for k in range(8) for s in laid.update(readings, k / FPS, image)] == ["6D"]
 
 
 def test_cards_laid_at_once_far_apart_are_each_laid():

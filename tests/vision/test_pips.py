@@ -1,0 +1,55 @@
+"""Counting a card's pips: drawn cards at any angle, and a rendered held-out design's 6s and 9s."""
+
+import cv2
+import numpy as np
+import pytest
+from image_tools import NINE, SIX, drawn_card
+
+from cribcam.vision.pips import count_pips
+
+
+@pytest.mark.parametrize("angle", [0, 10, -15, 90, 180, 265])
+@pytest.mark.parametrize("pips", [SIX, NINE], ids=["six", "nine"])
+def test_a_cards_pips_are_counted_whichever_way_it_lies(pips, angle):
+    image, boxes = drawn_card(pips, angle)
+    assert count_pips(image, boxes) == len(pips)
+
+
+def test_the_index_corners_print_is_not_counted_as_pips():
+    image, boxes = drawn_card(SIX)
+    for box in boxes:  # the index's own suit pip, beside its rank
+        x1, y1, x2, y2 = map(int, box)
+        cv2.circle(image, ((x1 + x2) // 2, y2 - 5), 6, (20, 20, 200), -1)
+    assert count_pips(image, boxes) == 6
+
+
+def test_what_cannot_be_counted_is_said_so():
+    image, boxes = drawn_card(NINE, angle=45)  # index boxes as wide as high: which way it lies is unknown
+    assert count_pips(image, boxes) is None
+    image, boxes = drawn_card(NINE, radius=[12] * 8 + [30])  # print of two sizes: court art, not pips
+    assert count_pips(image, boxes) is None
+    image, boxes = drawn_card(SIX)
+    assert count_pips(image, boxes[:1]) is None  # one corner: no face between corners
+    assert count_pips(np.full((640, 640, 3), 235, np.uint8), boxes) is None  # no print at all
+
+
+def test_a_held_out_designs_sixes_and_nines_are_counted_as_printed(heldout_designs):
+    """The design whose 9D's corners read 9D and 6D at once is the first such case; every held-out
+    design is rendered as the play clips lay cards."""
+    from cribcam.datagen.assets import make_assets
+    from cribcam.datagen.layouts import Item, Layout
+    from cribcam.datagen.scenes import compose
+    from cribcam.datagen.camera import look_at
+
+    codes = ["9D", "6D", "9S", "6H"]
+    for design in heldout_designs:
+        assets = make_assets([design], 3, n_surfaces=1)
+        deck = assets.decks[0]
+        items = [Item("card", 1.2 * k, 0.0, angle, code, "table") for k, (code, angle) in
+                 enumerate(zip(codes, (0.0, 5.0, -6.0, 180.0)))]
+        camera = look_at((1.8, 0.0), 220.0, tilt=8.0, azimuth=0.0, roll=0.0, size=1280)
+        scene = compose(np.random.default_rng(1), Layout("play", items, None, deck.height / deck.width), camera,
+                        deck, assets, {"name": "plain"}, photographic=False)
+        for code in codes:
+            boxes = [label.box for label in scene.labels if label.code == code]
+            assert count_pips(scene.image, boxes) == int(code[0]), (design.name, code)
