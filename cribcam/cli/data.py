@@ -127,7 +127,11 @@ def run_build(args) -> int:
     decks = _decks(args.split, "data build", f"the scenes show the {which} deck designs")
     spec = BuildSpec(args.out, args.images, args.seed, args.split, val_fraction, args.imgsz)
     workers = args.workers or default_workers()
-    summary = build(spec, decks, workers=workers, force=args.force)
+    try:
+        summary = build(spec, decks, workers=workers, force=args.force)
+    except KeyboardInterrupt:
+        print(f"stopped: the set in {args.out} is unfinished; build it again with --force", file=sys.stderr)
+        return 130
     print(f"{counted(summary['images'], 'image')}, {counted(summary['labels'], 'label')} from "
           f"{counted(len(decks), args.split + ' deck')} in {summary['seconds']:.1f} s "
           f"({summary['images_per_second']:.1f} images/s on {counted(workers, 'worker')}) -> {args.out / 'data.yaml'}")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import shutil
+import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,6 +91,13 @@ def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
+def _leave_interrupts_to_parent() -> None:
+    """A worker ignores Ctrl-C: the terminal sends it to every process, and the build stops its
+    workers itself (each interrupted worker had printed "Process ForkPoolWorker-1:" and the
+    like)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _prepare_out(spec: BuildSpec, force: bool) -> None:
     spec.out.mkdir(parents=True, exist_ok=True)
     existing = [name for name in OUTPUTS if (spec.out / name).exists()]
@@ -150,7 +158,7 @@ def build(spec: BuildSpec, decks: list, workers: int | None = None, progress: bo
                 labels += write_image(i)
                 bar.update()
         else:
-            with multiprocessing.get_context("fork").Pool(workers) as pool:
+            with multiprocessing.get_context("fork").Pool(workers, initializer=_leave_interrupts_to_parent) as pool:
                 for n in pool.imap_unordered(write_image, range(spec.images), chunksize=8):
                     labels += n
                     bar.update()

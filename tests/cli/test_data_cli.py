@@ -33,3 +33,33 @@ def test_a_hold_just_long_enough_is_taken(tmp_path, capsys):
     assert main(["data", "clip", "--out", str(tmp_path / "c.y4m"), "--play", "2", "--seconds", "0.6",
                  "--photos", str(tmp_path / "none")]) == 2
     assert "no labels.json there" in capsys.readouterr().err
+
+
+def test_ctrl_c_stops_a_build_in_one_line_and_the_set_is_said_unfinished(tmp_path):
+    """A terminal's Ctrl-C reaches the build and each of its workers."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "set"
+    command = [sys.executable, "-m", "cribcam", "data", "build", "--out", str(out), "--images", "400",
+               "--seed", "1", "--workers", "2", "--imgsz", "320"]
+    build = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not any((out / "images").rglob("*.jpg")):  # the workers are writing
+            if build.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"no image written: {build.communicate()[1][-2000:]}")
+            time.sleep(0.2)
+        os.killpg(build.pid, signal.SIGINT)
+        _, err = build.communicate(timeout=60)
+    finally:
+        if build.poll() is None:
+            os.killpg(build.pid, signal.SIGKILL)
+    assert build.returncode == 130
+    assert err.splitlines()[-1] == f"stopped: the set in {out} is unfinished; build it again with --force", err[-2000:]
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    again = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert again.returncode == 2 and "an unfinished data set" in again.stderr
