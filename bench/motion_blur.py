@@ -66,8 +66,13 @@ def main(argv=None) -> None:
             raise SystemExit(f"none of the photos {args.labels} labels could be read in {args.images}")
         for name, tally in [*result.subsets.items(), ("overall", result.overall)]:
             t = tally.as_dict()
-            print(f"{length:>5}  {name:24s} {t['images']:>6} {t['recall']:>7.3f} {t['precision']:>9.3f} "
-                  f"{t['exact_hand_rate']:>6.3f}", flush=True)
+            print(f"{length:>5}  {name:24s} {t['images']:>6} {_figure(t['recall']):>7} {_figure(t['precision']):>9} "
+                  f"{_figure(t['exact_hand_rate']):>6}", flush=True)
+
+
+def _figure(value: float | None) -> str:
+    """A rate to three places, or "-" where it has nothing to be a rate of (no card labelled, none read)."""
+    return "-" if value is None else f"{value:.3f}"
 
 
 if __name__ == "__main__":

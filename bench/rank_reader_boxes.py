@@ -92,6 +92,9 @@ def main(argv=None) -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
 
+    for option, path in (("--model", args.model), ("--classifier", args.classifier)):
+        if not Path(path).is_file():
+            raise SystemExit(f"{option} {path}: no such file")
     sets = {}
     for set_name in args.sets:
         option, _, part, command = SETS[set_name]
