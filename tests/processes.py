@@ -1,9 +1,12 @@
-"""Shared test helper: stopping a cribcam process as a player does, with Ctrl-C."""
+"""Shared test helpers: stopping a cribcam process as a player does, with Ctrl-C."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
+import time
+from typing import Callable
 
 
 def stop_with_ctrl_c(process: subprocess.Popen) -> str:
@@ -16,3 +19,27 @@ def stop_with_ctrl_c(process: subprocess.Popen) -> str:
         process.kill()
         _, err = process.communicate()
     return err
+
+
+def ctrl_c_from_terminal(command: list[str], under_way: Callable[[], bool], wait: float = 120.0,
+                         then: float = 0.0) -> subprocess.CompletedProcess:
+    """Runs ``command`` in its own process group and, once ``under_way()`` (checked until
+    ``wait`` seconds have passed, failing with what it wrote otherwise) and ``then`` seconds
+    more, sends Ctrl-C to the whole group, as a terminal does to every process of a command.
+    Returns the finished process; killed whatever happens."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    try:
+        deadline = time.monotonic() + wait
+        while not under_way():
+            if process.poll() is not None or time.monotonic() > deadline:
+                out, err = process.communicate(timeout=60) if process.poll() is not None else ("", "")
+                raise AssertionError(f"not under way: {(out + err)[-3000:]}")
+            time.sleep(0.2)
+        time.sleep(then)
+        os.killpg(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    return subprocess.CompletedProcess(command, process.returncode, out, err)

@@ -1,6 +1,10 @@
 """`cribcam data`: options it cannot follow, or would ignore, refused in one line before any work."""
 
+import subprocess
+import sys
+
 import pytest
+from processes import ctrl_c_from_terminal
 
 from cribcam.cli.main import main
 
@@ -37,29 +41,13 @@ def test_a_hold_just_long_enough_is_taken(tmp_path, capsys):
 
 def test_ctrl_c_stops_a_build_in_one_line_and_the_set_is_said_unfinished(tmp_path):
     """A terminal's Ctrl-C reaches the build and each of its workers."""
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
     out = tmp_path / "set"
     command = [sys.executable, "-m", "cribcam", "data", "build", "--out", str(out), "--images", "400",
                "--seed", "1", "--workers", "2", "--imgsz", "320"]
-    build = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 120
-        while not any((out / "images").rglob("*.jpg")):  # the workers are writing
-            if build.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"no image written: {build.communicate()[1][-2000:]}")
-            time.sleep(0.2)
-        os.killpg(build.pid, signal.SIGINT)
-        _, err = build.communicate(timeout=60)
-    finally:
-        if build.poll() is None:
-            os.killpg(build.pid, signal.SIGKILL)
+    build = ctrl_c_from_terminal(command, lambda: any((out / "images").rglob("*.jpg")))  # the workers writing
     assert build.returncode == 130
-    assert err.splitlines()[-1] == f"stopped: the set in {out} is unfinished; build it again with --force", err[-2000:]
-    assert "Traceback" not in err and "KeyboardInterrupt" not in err and "ForkPoolWorker" not in err
+    said = f"stopped: the set in {out} is unfinished; build it again with --force"
+    assert build.stderr.splitlines()[-1] == said, build.stderr[-2000:]
+    assert not [word for word in ("Traceback", "KeyboardInterrupt", "ForkPoolWorker") if word in build.stderr]
     again = subprocess.run(command, capture_output=True, text=True, timeout=60)
     assert again.returncode == 2 and "an unfinished data set" in again.stderr

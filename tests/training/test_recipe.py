@@ -2,7 +2,6 @@
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import cv2
 import pytest
+from processes import ctrl_c_from_terminal
 
 from cribcam.cli.main import main
 from cribcam.training.recipe import option
@@ -185,21 +185,13 @@ def test_ctrl_c_says_how_to_go_on_once_and_the_run_goes_on_counting_every_start(
     recipe = replace(tiny_recipe(real_photos, tmp_path), models=None, finder_hours=0.006, classifier_minutes=0.4)
     command = [sys.executable, "-m", "cribcam", "train", *command_line(recipe)]
     started = time.monotonic()
-    first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             start_new_session=True)
-    try:
-        deadline = time.monotonic() + 180
-        # Both trainings under way: the classifier has its crops, the finder an epoch behind it.
-        while not ("crops (" in (log := recipe.log_file.read_text() if recipe.log_file.is_file() else "")
-                   and "finder: epoch" in log):
-            assert first.poll() is None and time.monotonic() < deadline, log
-            time.sleep(0.5)
-        time.sleep(3)
-        os.killpg(first.pid, signal.SIGINT)
-        out, err = first.communicate(timeout=60)
-    finally:
-        if first.poll() is None:
-            os.killpg(first.pid, signal.SIGKILL)
+
+    def both_under_way() -> bool:  # the classifier has its crops, the finder an epoch behind it
+        log = recipe.log_file.read_text() if recipe.log_file.is_file() else ""
+        return "crops (" in log and "finder: epoch" in log
+
+    first = ctrl_c_from_terminal(command, both_under_way, wait=180, then=3)
+    out, err = first.stdout, first.stderr
     first_seconds = time.monotonic() - started
     said = "cribcam train: interrupted; run the same command to go on from the last checkpoints"
     assert first.returncode == 130
