@@ -579,3 +579,73 @@ def test_the_play_form_fits_a_phone_and_says_when_no_players_are_named(camera_br
     page.click("#play-form button[type=submit]")
     expect(page.locator("#play-board")).to_be_visible()
     expect(page.locator("#play-error")).to_be_hidden()
+
+
+def test_a_five_card_game_of_the_board_is_watched_with_hands_of_three(camera_browser, live_tabs, tmp_path):
+    # The game named gave its players and dealer, and the page's own variant went with them: a
+    # five-card game was watched as if each had four cards to play.
+    reader = CountingReader([])
+    app = create_app({"TESTING": True, "GAME_DB": f"sqlite:///{tmp_path / 'games.sqlite3'}"}, reader=reader)
+    client = app.test_client()
+    game = client.post("/api/games", json={"players": ["Ann", "Bob"], "first_dealer": "Bob",
+                                           "variant": "five-card"}).json
+    client.post(f"/api/games/{game['id']}/entries", json={"type": "deal", "starter": "2H"})
+    tab = live_tabs.open(camera_browser, app)
+    page = tab.page
+    page.fill("#play-game", game["id"])
+    with page.expect_request(lambda r: r.url.endswith("/api/live/play") and r.method == "POST") as started:
+        page.click("#play-form button[type=submit]")
+    assert started.value.post_data_json["variant"] == "five-card"
+    expect(page.locator("#play-turn")).to_have_text("Ann to play")
+    laid = []
+    for card in ["5H", "TD", "2S", "3C", "4D", "AC"]:  # three each, 25 in all: over with hands of three
+        laid.append(card)
+        reader.show(laid)
+        expect(page.locator("#play-events li")).to_have_count(len(laid))
+    expect(page.locator("#play-turn")).to_have_text("The play is over.")
+    expect(page.locator("#play-game-note")).to_contain_text("Pegged in the game: Ann ")
+    assert client.get(f"/api/games/{game['id']}").json["next"]["step"] == "show"
+
+
+def start_the_play(page) -> str:
+    """Starts watching Ann and Bob's play (Bob deals) from the form; its live session's id."""
+    page.fill("#play-players", "Ann Bob")
+    page.fill("#play-dealer", "Bob")
+    with page.expect_response(lambda r: r.url.endswith("/api/live/play") and r.request.method == "POST") as answer:
+        page.click("#play-form button[type=submit]")
+    expect(page.locator("#play-turn")).to_have_text("Ann to play")
+    return answer.value.json()["session"]
+
+
+def test_a_go_the_server_refuses_is_said_on_the_board(camera_browser, live_tabs):
+    # A go that failed (the session lost) showed nothing: the Go button seemed to do nothing.
+    app = create_app({"TESTING": True}, reader=CountingReader([]))
+    tab = live_tabs.open(camera_browser, app)
+    page = tab.page
+    session = start_the_play(page)
+    assert app.test_client().delete(f"/api/live/play?session={session}").status_code == 200  # behind the page's back
+    page.click("#go-button")
+    expect(page.locator("#play-said")).to_have_text(
+        "This live session watches no play: start it first (POST /api/live/play)")
+    expect(page.locator("#play-said")).to_have_class(re.compile(r"\berror\b"))
+
+
+def test_the_g_key_says_go_once_and_not_with_ctrl_nor_held_nor_while_typing(camera_browser, live_tabs):
+    tab = live_tabs.open(camera_browser, create_app({"TESTING": True}, reader=CountingReader([])))
+    page = tab.page
+    start_the_play(page)
+    goes = []
+    page.on("request", lambda r: goes.append(r) if r.url.endswith("/api/live/play/go") else None)
+    page.keyboard.press("Control+g")  # the browser's find-next
+    page.keyboard.press("Alt+g")
+    page.locator("#play-dealer").evaluate(  # typed in a field (the form's, hidden now)
+        "field => field.dispatchEvent(new KeyboardEvent('keydown', { key: 'g', bubbles: true }))")
+    page.wait_for_timeout(500)
+    assert goes == []
+    page.keyboard.down("g")  # held down: one go, not one for each repeat
+    expect(page.locator("#play-said")).to_have_text("Ann cannot say go on 0: any card fits under 31, so Ann plays one")
+    page.keyboard.down("g")  # Playwright sends these with repeat set
+    page.evaluate("document.body.dispatchEvent(new KeyboardEvent('keydown', { key: 'g', repeat: true, bubbles: true }))")
+    page.keyboard.up("g")
+    page.wait_for_timeout(500)
+    assert len(goes) == 1

@@ -14,6 +14,7 @@ let playing = false;
 let editing = false; // a card of this count is being named: its row is not drawn again meanwhile
 let game = null; // the id of the game of the board the play goes into, or null
 let recorded = false; // the play has gone into the game
+let going = false; // a go is on its way: a double tap is one go, not the next player's too
 
 export const isPlaying = () => playing;
 
@@ -93,8 +94,7 @@ function rename(button, card) {
     const { ok, data } = await postJSON("/api/live/play/fix", { session: session(), card, named: input.value });
     editing = false;
     if (!ok) {
-      $("play-said").textContent = capitalise(data.error);
-      $("play-said").classList.add("error");
+      sayError(data.error);
       input.replaceWith(button);
       return;
     }
@@ -114,6 +114,13 @@ function rename(button, card) {
 function eventWords(event) {
   return capitalise(event.refused ? `${event.card ? cardText(event.card) + ": " : ""}${event.refused}`
     : `${event.player}${event.card ? " " + cardText(event.card) : ""}: ${event.said}`);
+}
+
+// A request of the board refused or lost (a card named otherwise, a go): said where the play's
+// announcements are, so the button pressed does not seem to do nothing.
+function sayError(text) {
+  $("play-said").textContent = capitalise(text);
+  $("play-said").classList.add("error");
 }
 
 function announce(event) {
@@ -136,14 +143,15 @@ async function intoGame(play) {
     : `The game did not take the play: ${data.error}`;
 }
 
-// A game of the board names the players (in seating order) and the deal's dealer.
+// A game of the board names the players (in seating order), the deal's dealer and its variant:
+// a five-card game's hands are of three cards in the play, whatever the page's selector says.
 async function fromGame(id) {
   const { ok, data } = await send(`/api/games/${encodeURIComponent(id)}`);
   if (!ok) return { error: data.error };
   if (!data.next || data.next.step !== "play") {
     return { error: `game ${id} is not at a play: ${data.next && data.next.step === "deal" ? "enter its deal first" : "its play is entered already"}` };
   }
-  return { players: data.setup.players.join(" "), dealer: data.deal.dealer };
+  return { players: data.setup.players.join(" "), dealer: data.deal.dealer, variant: data.setup.variant };
 }
 
 function showPlayError(text) {
@@ -156,12 +164,14 @@ async function start(event) {
   game = $("play-game").value.trim() || null;
   recorded = false;
   $("play-game-note").hidden = true;
+  let playVariant = variant();
   if (game) {
     const found = await fromGame(game);
     showPlayError(found.error);
     if (found.error) return;
     $("play-players").value = found.players;
     $("play-dealer").value = found.dealer;
+    playVariant = found.variant;
   }
   const players = $("play-players").value.trim();
   const dealer = $("play-dealer").value.trim();
@@ -169,7 +179,7 @@ async function start(event) {
     showPlayError("Name the players, in seating order, like Ann Bob (or name a game of the board).");
     return;
   }
-  const { ok, data } = await postJSON("/api/live/play", { players, dealer, variant: variant(), session: session() });
+  const { ok, data } = await postJSON("/api/live/play", { players, dealer, variant: playVariant, session: session() });
   showPlayError(ok ? "" : data.error);
   if (!ok) return;
   setSession(data.session);
@@ -183,9 +193,12 @@ async function start(event) {
 }
 
 async function go() {
-  if (!playing || $("go-button").disabled) return;
+  if (!playing || going || $("go-button").disabled) return;
+  going = true;
   const { ok, data } = await postJSON("/api/live/play/go", { session: session() });
+  going = false;
   if (ok) showPlay({ ...data.play, new: [data.event] });
+  else sayError(data.error); // the session lost, the server gone: not a button that does nothing
 }
 
 async function stop() {
@@ -207,8 +220,16 @@ export function startPlayControls({ getSession, putSession, getVariant, putFrame
   $("play-form").addEventListener("submit", start);
   $("go-button").addEventListener("click", go);
   $("play-stop").addEventListener("click", stop);
-  document.addEventListener("keydown", (event) => {
-    const typing = event.target instanceof HTMLInputElement || event.target instanceof HTMLTextAreaElement;
-    if (!typing && (event.key === "g" || event.key === "G")) go();
-  });
+  document.addEventListener("keydown", goKey);
+}
+
+// G says go; not with Ctrl, Cmd or Alt (Ctrl+G and Cmd+G are the browser's find-next), not
+// the repeats of a G held down (each would be the next player's go), not while typing.
+function goKey(event) {
+  if (event.key !== "g" && event.key !== "G") return;
+  if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
+  const target = event.target;
+  const typing = target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement
+    || target instanceof HTMLSelectElement || (target instanceof HTMLElement && target.isContentEditable);
+  if (!typing) go();
 }
