@@ -6,7 +6,8 @@ forgiven: a hand reaching over it, a blur), and it was never laid before. Second
 frames: a phone's page sends 10 to 30 frames a second, a video plays at its own rate. A card read only while
 a hand moves it is not laid: the reading of a passing blur rarely holds still long enough. A
 card moved a little after it was laid, turned face down, or taken away is not laid again: the
-play counts each card once (``game.table_play`` refuses a card laid twice anyway). A card the
+play counts each card once (``game.table_play`` refuses a card laid twice anyway); a card read
+unsure on a card laid before is its back or its art, and not laid (``_on_laid``). A card the
 play refused (out of turn, past 31) is ``refused``: once it has left the table it may be laid
 again, as it would be when its turn comes. Two readings laid at the same moment where one card
 lies are that one card read two ways (``ONE_CARD_SPAN``): it is laid once, to be checked; one
@@ -83,7 +84,8 @@ class LaidCards:
                 self._refused[code] = at
             elif at - last >= self.still_for - 1e-6:  # taken back: it may be laid again
                 del self._refused[code], self.laid[code]
-        seen = {card.card: card for card in reading.cards if card.card not in self.laid and not self._otherwise(card)}
+        seen = {card.card: card for card in reading.cards if card.card not in self.laid
+                and not self._otherwise(card) and not (card.unsure and self._on_laid(card))}
         for code, candidate in list(self._candidates.items()):
             if code not in seen:
                 candidate.missed += 1
@@ -111,6 +113,15 @@ class LaidCards:
         if kept:
             self._latest = [(card, at) for card in kept]
         return kept
+
+    def _on_laid(self, card: SeenCard) -> bool:
+        """Whether every corner ``card`` was read from lies on a card laid before (between its two
+        corners, give or take an index): an unsure reading there is that card's back, turned
+        face down after its count, or its art, read as a card. A sure one is laid: a pile."""
+        corners, size = index_centres(card)
+        spans = [(c.min(axis=0) - size, c.max(axis=0) + size) for c in self.laid.values() if len(c) >= 2]
+        return bool(spans) and all(any(((low <= corner) & (corner <= high)).all() for low, high in spans)
+                                   for corner in corners)
 
     def _otherwise(self, card: SeenCard) -> bool:
         """Whether ``card`` is a laid card's other reading, where that reading lay."""

@@ -98,6 +98,20 @@ def test_one_card_read_as_a_6_and_a_9_at_once_is_the_one_its_pips_count():
     assert [s.card for k in range(8) for s in laid.update(readings, k / FPS, image)] == ["6D"]
 
 
+def test_a_card_read_unsure_on_a_card_laid_before_is_its_back_not_a_card_laid():
+    five = card("5H", 100)  # corners (110, 115) and (230, 285)
+    on_its_back = SeenCard("QS", 0.55, ((150, 180, 170, 200),), unsure=True)  # the back's art, after the count
+    assert follow(frames(five, times=8) + frames(on_its_back, times=10)) == [(5, "5H")]
+    on_two_backs = SeenCard("QS", 0.6, ((150, 180, 170, 200), (910, 180, 930, 200)), unsure=True)
+    six = card("6H", 800)
+    assert follow(frames(five, times=8) + frames(five, six, times=8) + frames(on_two_backs, times=10)) == [
+        (5, "5H"), (13, "6H")]
+    pile = SeenCard("QS", 0.95, ((112, 110, 132, 140), (232, 280, 252, 310)))  # read surely: laid on the pile
+    assert follow(frames(five, times=8) + frames(pile, times=8)) == [(5, "5H"), (13, "QS")]
+    beside = SeenCard("QS", 0.55, ((400, 100, 420, 130), (520, 270, 540, 300)), unsure=True)  # where no card was
+    assert follow(frames(five, times=8) + frames(beside, times=8)) == [(5, "5H"), (13, "QS")]
+
+
 def test_cards_laid_at_once_far_apart_are_each_laid():
     apart = follow(frames(card("5H", 100), card("6H", 100, y=1000), times=6))
     assert sorted(code for _, code in apart) == ["5H", "6H"]
