@@ -99,7 +99,7 @@ def main() -> None:
     width, height = map(int, args.size.split("x"))
     for seed in args.only or range(args.clips):
         players = ("Ann", "Bob", "Cat", "Dan")[:2 + seed % 3]
-        spec = PlaySpec(players=players, hand_size=4 if len(players) < 4 else 3, seed=seed, width=width, height=height)
+        spec = PlaySpec(players=players, seed=seed, width=width, height=height)  # 4 cards each, as dealt
         path = folder / f"play-{seed}.y4m"
         record = write(path, spec)
         events, seconds = follow_clip(path, record, reader)

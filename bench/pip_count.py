@@ -52,8 +52,7 @@ def rendered(deck, angle: float) -> Counter:
     aspect = prepared.height / prepared.width
     verdicts: Counter = Counter()
     for players in TABLES:
-        spec = play_clips.PlaySpec(players=players, hand_size=4 if len(players) < 4 else 3, seed=3,
-                                   width=FRAME_SIZE[0], height=FRAME_SIZE[1])
+        spec = play_clips.PlaySpec(players=players, seed=3, width=FRAME_SIZE[0], height=FRAME_SIZE[1])
         rng = np.random.default_rng(len(players))
         places = play_clips.all_places(spec)
         items = [Item("card", x + rng.normal(0, 0.04), y + rng.normal(0, 0.04), angle + rng.normal(0, 4), code, "table")

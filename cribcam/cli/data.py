@@ -205,8 +205,10 @@ def _play_clip(args, width: int, height: int) -> int:
     from cribcam.datagen.play_clips import PlaySpec, write_play_clip
 
     players = PLAYERS[:args.play]
-    spec = PlaySpec(players, 4 if len(players) < 4 else 3, args.seconds, args.transition_frames, args.fps,
-                    width, height, args.seed)
+    # Each player holds 4 cards for the play, whatever their number (Hoyle: three or four players
+    # are dealt 5 and lay 1 away): `cribcam live --play` follows the six-card game's play.
+    spec = PlaySpec(players, hold_seconds=args.seconds, transition_frames=args.transition_frames, fps=args.fps,
+                    width=width, height=height, seed=args.seed)
     if not 2 <= args.play <= 4:
         raise UsageError(f"--play takes 2 to 4 players, not {args.play}")
     if args.hands is not None:
@@ -222,7 +224,8 @@ def _play_clip(args, width: int, height: int) -> int:
         except ValueError as exc:
             raise UsageError(f"--photos {args.photos}: {exc}") from None
     for step in record["steps"]:
-        print(f"frame {step['frame']:>4} {step['player']}: {step.get('card', 'go')}: {step['event']['said']}")
+        said = step["event"]["said"]  # a go's words begin "go" already
+        print(f"frame {step['frame']:>4} {step['player']}: " + (f"{step['card']}: {said}" if "card" in step else said))
     goes = " ".join(f"--go {said}" for said in record["goes"])
     shown = f"deck {record['deck']}" if "deck" in record else f"photos from {args.photos}"
     print(f"{record['frames']} frames at {spec.fps} fps, {width}x{height}, {shown} -> {args.out} "

@@ -74,6 +74,10 @@ def test_cribcam_data_clip_lays_real_photos_and_says_how_to_follow_them(tmp_path
     assert set(record["photos"]) == {card for hand in record["hands"].values() for card in hand}
     assert f"photos from {real_photos} -> {out}" in printed
     assert "cribcam live --play --video" in printed and "--players Ann Bob --dealer Bob" in printed
+    for step in record["steps"]:  # each step as it is said, a go's words once
+        said = f"{step['card']}: {step['event']['said']}" if "card" in step else step["event"]["said"]
+        assert f"frame {step['frame']:>4} {step['player']}: {said}\n" in printed
+    assert ": go: go" not in printed
     header = out.open("rb").readline().split()
     assert b"W1280" in header and b"H960" in header  # as the live page sends the play's frames
 
