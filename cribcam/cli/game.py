@@ -105,10 +105,10 @@ def run_new(args) -> int:
     options = dict(variant=args.variant, target=args.target, muggins=args.muggins,
                    skunk=args.skunk, first_dealer=args.first_dealer)
     players = args.players
-    setup = _game_call(lambda: Setup.for_count(int(players[0]), **options)
+    setup = game_call(lambda: Setup.for_count(int(players[0]), **options)
                        if len(players) == 1 and players[0].isdigit()
                        else Setup(tuple(players), **options))
-    store = _store(args, create=True)
+    store = open_store(args, create=True)
     game_id = store.create(setup)
     print(game_id)  # alone on standard output: ID=$(cribcam game new ...) keeps it
     print(f"Game {game_id}\n{format_state(store.state(game_id))}", file=sys.stderr)
@@ -117,8 +117,8 @@ def run_new(args) -> int:
 
 def run_add(args) -> int:
     entry = entry_from_args(args)
-    store = _store(args)
-    game = _game_call(lambda: store.add(args.game_id, entry))
+    store = open_store(args)
+    game = game_call(lambda: store.add(args.game_id, entry))
     line = game.log[-1]
     print(line.text)
     for note in line.notes:
@@ -131,25 +131,25 @@ def run_add(args) -> int:
 
 
 def run_show(args) -> int:
-    store = _store(args)
-    return _print_state(args, _game_call(lambda: store.state(args.game_id)))
+    store = open_store(args)
+    return _print_state(args, game_call(lambda: store.state(args.game_id)))
 
 
 def run_undo(args) -> int:
-    store = _store(args)
-    _game_call(lambda: store.undo(args.game_id, args.entry))
+    store = open_store(args)
+    game_call(lambda: store.undo(args.game_id, args.entry))
     return _print_state(args, store.state(args.game_id))
 
 
 def run_next(args) -> int:
-    store = _store(args)
-    game_id = _game_call(lambda: store.next_game(args.game_id))
+    store = open_store(args)
+    game_id = game_call(lambda: store.next_game(args.game_id))
     print(f"Game {game_id}")
     return _print_state(args, store.state(game_id))
 
 
 def run_list(args) -> int:
-    listing, missing = _game_call(lambda: _list_page(args))
+    listing, missing = game_call(lambda: _list_page(args))
     if args.json:
         print(json.dumps(listing, ensure_ascii=False))
     else:
@@ -213,8 +213,8 @@ def _games_a_page(text: str) -> int:
 
 
 def run_export(args) -> int:
-    store = _store(args)
-    text = json.dumps(_game_call(lambda: store.export(args.game_id)), ensure_ascii=False,
+    store = open_store(args)
+    text = json.dumps(game_call(lambda: store.export(args.game_id)), ensure_ascii=False,
                       indent=2)
     if args.out:
         with output_file(args.out, "--out") as out:
@@ -289,15 +289,15 @@ def _print_state(args, state: dict) -> int:
     return 0
 
 
-def _store(args, create: bool = False):
+def open_store(args, create: bool = False):
     """The games of ``--db``. Only a new game (``create``) makes the database when it is not
     there yet: any other command says so, so that a mistyped --db makes nothing."""
     from cribcam.game.store import GameStore
 
-    return _game_call(lambda: GameStore(args.db, create))
+    return game_call(lambda: GameStore(args.db, create))
 
 
-def _game_call(call):
+def game_call(call):
     """Runs ``call``; a game rule's refusal becomes a one-line usage error (exit status 2)."""
     from cribcam.game import GameError
 

@@ -12,10 +12,12 @@ from pathlib import Path
 
 from cribcam.cli.count import add_count_options
 from cribcam.cli.decks import add_deck_option
+from cribcam.cli.game import add_db_option, game_call, open_store
 from cribcam.cli.main import UsageError
 from cribcam.cli.model import open_reader
 from cribcam.cli.output import output_file
 from cribcam.scoring import rules
+from cribcam.scoring.cards import CardError
 
 FFMPEG_QUIET = -8  # FFmpeg's AV_LOG_QUIET: none of its log lines
 
@@ -30,7 +32,8 @@ def add_parser(subparsers) -> None:
                     "browser. With --headless and --out, write one JSON line per locked hand.",
         epilog="examples: cribcam live (the browser's live page, or a window); cribcam live "
                "--video hands.y4m --headless --out -; cribcam live --play --video play.y4m --headless "
-               "--players Ann Bob --dealer Bob --go 120:Bob --out events.jsonl")
+               "--players Ann Bob --dealer Bob --go 120:Bob --out events.jsonl; cribcam live --play "
+               "--video play.y4m --headless --game ID --out events.jsonl")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--camera", type=int, default=None,
                         help="camera index (default 0; on the live page the browser chooses)")
@@ -42,8 +45,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--port", type=int, default=8000,
                         help="the live page's port (default 8000; any free one when it is taken)")
     parser.add_argument("--out", type=Path, help="write a JSON line per locked hand here ('-' for stdout)")
-    parser.add_argument("--window", type=int, default=8, help="frames the lock looks back over")
-    parser.add_argument("--agree", type=int, default=5, help="frames that must agree to lock")
+    # No default here: an option given is told from one left out (--play refuses the hands' own).
+    parser.add_argument("--window", type=int, help="frames the lock looks back over (default 8)")
+    parser.add_argument("--agree", type=int, help="frames that must agree to lock (default 5)")
     parser.add_argument("--model", type=Path, metavar="DIR",
                         help="folder with finder.onnx and classifier.onnx (default: the bundled models)")
     play = parser.add_argument_group("the play (pegging)", "watch the play instead of the show: each card "
@@ -54,15 +58,23 @@ def add_parser(subparsers) -> None:
     play.add_argument("--dealer", metavar="NAME", help="who dealt: the player on his left leads")
     play.add_argument("--go", action="append", default=[], metavar="FRAME:NAME",
                       help="NAME says go just before frame FRAME (0 is the first); again for each go")
+    play.add_argument("--game", metavar="ID",
+                      help="a game kept by cribcam game (and the board): its players, dealer and variant "
+                           "are the play's, and a play seen to its end goes into it as its play entry")
+    add_db_option(play)
     add_deck_option(parser)
     add_count_options(parser, starter_required=False)
-    parser.set_defaults(handler=run)
+    # None until given, as --window's: --variant is refused with --game, which names its own.
+    parser.set_defaults(handler=run, variant=None)
 
 
-def mode(args) -> str:
+def mode(args, written: str = "the locked hands") -> str:
     """How the hands are followed: ``headless`` (JSON lines), ``window`` (OpenCV's own) or
     ``browser`` (the web app's live page, for an OpenCV that opens no window: the base
     install's opencv-python-headless).
+
+    Args:
+        written: what ``--out`` gets, for the message that it is missing.
 
     Raises:
         UsageError: options that do not go together.
@@ -71,7 +83,7 @@ def mode(args) -> str:
 
     if args.headless:
         if not args.out:
-            raise UsageError("--headless needs --out FILE (or --out -) to write the locked hands to")
+            raise UsageError(f"--headless needs --out FILE (or --out -) to write {written} to")
         if args.browser:
             raise UsageError("--browser shows the live page; --headless shows nothing: choose one")
         return "headless"
@@ -101,21 +113,26 @@ def run(args) -> int:
     from cribcam.live.lock import HandLock
     from cribcam.vision.report import expected_cards
 
+    if args.play:  # before mode(): the play has no window, and says so in its own words
+        return _play(args)
+    for option, given in (("--game", args.game), ("--db", args.db)):
+        if given is not None:
+            raise UsageError(f"{option} is for the play: add --play (and --headless --out FILE)")
     how = mode(args)
-    if args.play:
-        return _play(args, how)
     _check_video(args.video)
     try:  # the settings first: a mistake there is said without waiting for the model
-        lock = HandLock(args.window, args.agree)
+        lock = HandLock(**{name: value for name, value in (("window", args.window), ("agree", args.agree))
+                           if value is not None})
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if how == "browser":
-        return _live_page(args)
+        return _live_page(args, lock)
     reader = open_reader(args.model, args.deck)
     capture, frames = _opened(args)
 
-    read = partial(reader.read, expected=expected_cards(args.variant, args.crib))
-    options = {"starter": args.starter, "crib": args.crib, "claim": args.claim, "variant": args.variant}
+    variant = args.variant or rules.DEFAULT_VARIANT
+    read = partial(reader.read, expected=expected_cards(variant, args.crib))
+    options = {"starter": args.starter, "crib": args.crib, "claim": args.claim, "variant": variant}
     timer = desktop.FrameTimer()
     on_frame = None if args.headless else (
         lambda frame, reading, locked: desktop.show(frame, reading, locked, timer.tick()))
@@ -138,36 +155,25 @@ def run(args) -> int:
     return 0
 
 
-def _play(args, how: str) -> int:
-    """``cribcam live --play``: the play's events as JSON lines (``live.play.follow_play``)."""
+def _play(args) -> int:
+    """``cribcam live --play``: the play's events as JSON lines (``live.play.follow_play``); with
+    ``--game``, a play seen to its end goes into that game."""
     import cv2
 
-    from cribcam.game.table_play import TablePlay
     from cribcam.live.play import FRAME_SIZE, PlaySummary, follow_play, table_reader
 
-    if how != "headless":
-        raise UsageError("--play writes the play's events: add --headless --out FILE (or --out -)")
-    if not args.players or not args.dealer:
-        raise UsageError("--play needs the players in seating order and the dealer: --players Ann Bob --dealer Bob")
-    hand_size = rules.VARIANTS[args.variant].hand_size
-    try:
-        table = TablePlay(args.players, args.dealer, hand_size)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    goes: dict[int, list[str]] = {}
-    for said in args.go:
-        frame, _, player = said.partition(":")
-        if not frame.isdigit() or player not in args.players:
-            raise UsageError(f"--go {said}: give FRAME:NAME, a frame number and one of the players "
-                             f"({', '.join(args.players)})")
-        goes.setdefault(int(frame), []).append(player)
+    _check_play_options(args)
+    store = open_store(args) if args.game is not None else None
+    table = _kept_table(store, args.game) if store is not None else _table(args)
+    goes = _goes(args.go, table.players)
     _check_video(args.video)
     reader = open_reader(args.model, args.deck)
     # A webcam films 640x480 unless asked for more: too small for the play.
     capture, frames = _opened(args, FRAME_SIZE)
     summary = PlaySummary()
+    # A camera has no end of its own: it is followed until the play is over.
     events = follow_play(frames, table_reader(reader.read, table), table,
-                         capture.get(cv2.CAP_PROP_FPS) or 30.0, goes, summary)
+                         capture.get(cv2.CAP_PROP_FPS) or 30.0, goes, summary, until_over=args.video is None)
     try:
         with _lines_out(args.out) as out:
             for event in events:
@@ -175,7 +181,119 @@ def _play(args, how: str) -> int:
     finally:
         capture.release()
     _say_ended(args.video, summary.sentence())
+    if store is not None:
+        _into_game(store, args.game, table)
     return 0
+
+
+def _hand_options(args) -> list[str]:
+    """The options of counting a hand that were given (the play has no use for them): each is
+    None, or False, unless given."""
+    return [option for option, given in (("--starter", args.starter is not None), ("--claim", args.claim is not None),
+                                         ("--crib", args.crib), ("--window", args.window is not None),
+                                         ("--agree", args.agree is not None)) if given]
+
+
+def _check_play_options(args) -> None:
+    """Says what ``--play`` cannot do with the options given, before anything is opened.
+
+    Raises:
+        UsageError: no --headless or --out, a hand's options, or --game with what it names itself.
+    """
+    if not args.headless:
+        raise UsageError("--play writes the play's events: add --headless --out FILE (or --out -)")
+    mode(args, "the play's events")
+    hand = _hand_options(args)
+    if hand:
+        one = len(hand) == 1
+        raise UsageError(f"{', '.join(hand)} {'is' if one else 'are'} for counting hands: leave "
+                         f"{'it' if one else 'them'} out with --play")
+    if args.game is None:
+        if args.db is not None:
+            raise UsageError("--db is where the game of --game is kept: add --game ID")
+        return
+    named = [option for option, value in (("--players", args.players), ("--dealer", args.dealer),
+                                          ("--variant", args.variant)) if value is not None]
+    if named:
+        raise UsageError(f"--game {args.game} names the players, the dealer and the variant: "
+                         f"leave out {', '.join(named)}")
+
+
+def _table(args):
+    """The play of ``--players``, ``--dealer`` and ``--variant`` (a ``TablePlay``).
+
+    Raises:
+        UsageError: no players or dealer, a name left empty, a dealer not among the players...
+    """
+    from cribcam.game.table_play import TablePlay
+
+    if not args.players or not args.dealer:
+        raise UsageError("--play needs the players in seating order and the dealer: --players Ann Bob --dealer Bob"
+                         " (or a game kept: --game ID)")
+    if any(not name.strip() for name in args.players):
+        raise UsageError("--players: a player's name cannot be empty: --players Ann Bob")
+    try:
+        return TablePlay(args.players, args.dealer, rules.VARIANTS[args.variant or rules.DEFAULT_VARIANT].hand_size)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _kept_table(store, game_id: str):
+    """The play of the kept game ``game_id``: its players in seating order, the dealer of its
+    deal and its variant's hand size, as the live page takes them from a game of the board.
+
+    Raises:
+        UsageError: no such game, or one not at its play.
+    """
+    from cribcam.game.table_play import TablePlay
+
+    game = game_call(lambda: store.game(game_id))
+    step = game.expecting()["step"]
+    if step != "play":
+        why = {"deal": "enter its deal first", "over": f"the game is over ({game.ended})"}.get(
+            step, "its play is entered already")
+        raise UsageError(f"game {game_id} is not at a play: {why}")
+    return TablePlay(list(game.setup.players), game.deal.dealer, rules.VARIANTS[game.setup.variant].hand_size)
+
+
+def _goes(said: list[str], players: list[str]) -> dict[int, list[str]]:
+    """``--go FRAME:NAME`` as ``follow_play`` takes them: frame -> who says go before it.
+
+    Raises:
+        UsageError: one that is not a frame number and one of ``players``.
+    """
+    goes: dict[int, list[str]] = {}
+    for go in said:
+        frame, _, player = go.partition(":")
+        if not frame.isdigit() or player not in players:
+            raise UsageError(f"--go {go}: give FRAME:NAME, a frame number and one of the players "
+                             f"({', '.join(players)})")
+        goes.setdefault(int(frame), []).append(player)
+    return goes
+
+
+def _into_game(store, game_id: str, table) -> None:
+    """The play seen, into the kept game as its play entry (each turn "Player:CARD" or
+    "Player:go", as the live page posts it, and no claims: the game pegs each turn's true
+    count), and the game's scores after it on standard error. A play not over goes in not at
+    all: the game takes a whole play only.
+
+    Raises:
+        UsageError: the game does not take the play (its play was entered meanwhile...).
+    """
+    turns = [f"{step.player}:{step.card or 'go'}" for step in table.steps]
+    if table.turn is not None:
+        print(f"cribcam live: the play is not over: nothing went into game {game_id} (its turns so far: "
+              f"{' '.join(turns) or 'none'}; cribcam game add {game_id} play TURN ... enters the whole play)",
+              file=sys.stderr)
+        return
+    try:
+        game = game_call(lambda: store.add(game_id, {"type": "play", "turns": turns}))
+    except (UsageError, CardError) as exc:
+        raise UsageError(f"game {game_id} did not take the play: {exc}") from None
+    scores = ", ".join(f"{game.setup.side_name(side)} {score}" for side, score in enumerate(game.scores))
+    ended = f"; game over: {game.ended}" if game.over else ""
+    print(f"cribcam live: pegged in game {game_id}: {scores}{ended}", file=sys.stderr)
 
 
 def _check_video(video: Path | None) -> None:
@@ -240,7 +358,7 @@ def _say_ended(video: Path | None, summary: str) -> None:
         print(f"cribcam live: {video.name} ended: {summary}", file=sys.stderr)
 
 
-def _live_page(args) -> int:
+def _live_page(args, lock) -> int:
     """Serves the web app on this machine and opens its live page in the browser: the
     desktop's live counting where OpenCV opens no window. The browser's camera on
     http://127.0.0.1 is allowed (a page on this machine is a secure one)."""
@@ -253,7 +371,7 @@ def _live_page(args) -> int:
         raise UsageError(f"--port {args.port} is not a port number (0-65535)")
     chosen = [name for name, given in (("--camera", args.camera is not None), ("--starter", args.starter),
                                        ("--crib", args.crib), ("--claim", args.claim is not None),
-                                       ("--variant", args.variant != rules.DEFAULT_VARIANT)) if given]
+                                       ("--variant", args.variant is not None)) if given]
     if chosen:
         print(f"cribcam live: {', '.join(chosen)}: chosen on the live page itself (the camera, "
               f"the starter, hand or crib, the claim and the game are set there)", file=sys.stderr)
@@ -267,4 +385,4 @@ def _live_page(args) -> int:
               ": open it in a browser on this machine (none could be opened from here)"), flush=True)
 
     return serve.run(options, name="live", on_ready=open_page, any_port_if_taken=True,
-                     config={"LIVE_LOCK_WINDOW": args.window, "LIVE_LOCK_AGREE": args.agree})
+                     config={"LIVE_LOCK_WINDOW": lock.window, "LIVE_LOCK_AGREE": lock.agree})

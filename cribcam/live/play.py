@@ -131,13 +131,18 @@ def _centre(card: SeenCard) -> tuple[np.ndarray, float]:
 @dataclass
 class PlaySummary:
     """What following the play came to, for a word at its end (as ``desktop.FollowSummary`` for
-    the hands): frames read, cards laid, goes, moves refused and what each player pegged."""
+    the hands): frames read, cards laid, goes, moves refused, what each player pegged, where a
+    play not over stands, and the goes given for frames the video does not have."""
 
     frames: int = 0
     laid: int = 0
     goes: int = 0
     refused: int = 0
     totals: dict[str, int] = field(default_factory=dict)
+    turn: str | None = None  # whose turn it is at the end: None once the play is over
+    count: int = 0
+    last_step: int | None = None  # the frame of the last card laid or go said
+    goes_unread: list[tuple[int, str]] = field(default_factory=list)  # (frame, player): past the video's end
 
     def add(self, event: dict) -> None:
         """Counts one of ``follow_play``'s events."""
@@ -149,17 +154,38 @@ class PlaySummary:
             self.goes += 1
         else:
             self.laid += 1
+        if "said" in event:  # a card laid or a go said, not a move refused nor the totals
+            self.last_step = event.get("frame", self.last_step)
+
+    def stands(self, table: TablePlay) -> None:
+        """Notes where the play stands: whose turn, at what count."""
+        self.turn, self.count = table.turn, table.count
 
     def sentence(self) -> str:
-        """"98 frames read, 8 cards laid, 1 go, 0 moves refused; pegged: Ann 5, Bob 3"."""
+        """"98 frames read, 8 cards laid, 1 go, 0 moves refused; pegged: Ann 5, Bob 3", then
+        whose turn it is when the play is not over, and the goes said after the last frame."""
         pegged = ", ".join(f"{player} {points}" for player, points in self.totals.items())
-        return (f"{counted(self.frames, 'frame')} read, {counted(self.laid, 'card')} laid, "
+        said = (f"{counted(self.frames, 'frame')} read, {counted(self.laid, 'card')} laid, "
                 f"{counted(self.goes, 'go', 'goes')}, {counted(self.refused, 'move')} refused; pegged: {pegged}")
+        if self.turn is not None:
+            said += f"; the play is not over: {self.turn} to play at {self.count}{self._go_hint()}"
+        if self.goes_unread:
+            said += (f"; {', '.join(f'--go {frame}:{player}' for frame, player in self.goes_unread)} not given: "
+                     f"the video has {counted(self.frames, 'frame')}")
+        return said
+
+    def _go_hint(self) -> str:
+        """How to give the go the play may be waiting for: none on a count of 0, where the turn
+        leads a card; else the frame after the last step's (a count is one), when the video has it."""
+        if self.count == 0:
+            return ""
+        after = self.last_step + 1
+        return f" (if {self.turn} said go there: --go {after if after < self.frames else 'FRAME'}:{self.turn})"
 
 
 def follow_play(frames: Iterable[np.ndarray], read: Callable[[np.ndarray], Reading], table: TablePlay,
                 fps: float, goes: dict[int, list[str]] | None = None,
-                summary: PlaySummary | None = None) -> Iterator[dict]:
+                summary: PlaySummary | None = None, until_over: bool = False) -> Iterator[dict]:
     """The play's events as they happen, then the totals.
 
     Args:
@@ -169,6 +195,7 @@ def follow_play(frames: Iterable[np.ndarray], read: Callable[[np.ndarray], Readi
         fps: the frames per second, for the time of each event.
         goes: frame index -> the players who say go just before that frame is read.
         summary: kept up to date frame by frame and event by event, when given.
+        until_over: stop reading frames once the play is over (a camera, which has no end).
 
     Yields:
         For a card laid, ``TablePlay``'s step (``Announcement.as_dict``: ``player``, ``card``,
@@ -180,6 +207,7 @@ def follow_play(frames: Iterable[np.ndarray], read: Callable[[np.ndarray], Readi
     goes = goes or {}
     summary = summary or PlaySummary()
     watch = PlayWatch(table)
+    summary.stands(watch.table)
     for index, frame in enumerate(frames):
         summary.frames = index + 1
         when = {"frame": index, "seconds": round(index / fps, 2)}
@@ -187,7 +215,13 @@ def follow_play(frames: Iterable[np.ndarray], read: Callable[[np.ndarray], Readi
                       *watch.frame(frame, read, index / fps, when)]:
             summary.add(event)
             yield event
-    end = {"totals": table.totals}
+        summary.stands(watch.table)
+        if until_over and watch.table.turn is None:
+            break
+    else:  # every frame read: a go for a frame past the last was never given
+        summary.goes_unread = [(at, player) for at, players in sorted(goes.items()) if at >= summary.frames
+                               for player in players]
+    end = {"totals": watch.table.totals}
     summary.add(end)
     yield end
 

@@ -66,8 +66,51 @@ def test_goes_are_said_at_their_frames_and_a_card_refused_is_said_so():
         [("Bob", "go", 24), ("Ann", "go: one for the go to Ann", 30)]
     last = [e for e in events if e.get("card") == "2C"]
     assert last and last[0]["player"] == "Bob" and last[0]["said"] == "2"  # Bob leads the next count
-    # What `cribcam live --play` says when the video ends.
-    assert summary.sentence() == "36 frames read, 4 cards laid, 2 goes, 1 move refused; pegged: Ann 1, Bob 0"
+    # What `cribcam live --play` says when the video ends: the play is not over, and the 2C came
+    # at the last frame, so a go after it has no frame of this video to be given before.
+    assert summary.sentence() == ("36 frames read, 4 cards laid, 2 goes, 1 move refused; pegged: Ann 1, Bob 0; "
+                                  "the play is not over: Ann to play at 2 (if Ann said go there: --go FRAME:Ann)")
+
+
+def test_a_video_ending_before_the_play_is_over_says_whose_turn_it_is_and_the_goes_it_never_reached():
+    frames, read = scripted([[], ["KH"], ["KH", "QD"], ["KH", "QD", "9S"], ["KH", "QD", "9S"]])
+    summary = PlaySummary()
+    events = list(follow_play(frames, read, TablePlay(["Ann", "Bob"], "Bob"), FPS, {9999: ["Bob"], 7: ["Cy"]},
+                              summary))
+    assert [e["frame"] for e in events if "card" in e] == [11, 17, 23]
+    assert (summary.turn, summary.count) == ("Bob", 29)
+    # Cy's go was said (and refused: no such player); Bob's, past the last frame, never was.
+    assert summary.sentence() == (
+        "30 frames read, 3 cards laid, 0 goes, 1 move refused; pegged: Ann 0, Bob 0; the play is not over: "
+        "Bob to play at 29 (if Bob said go there: --go 24:Bob); --go 9999:Bob not given: the video has 30 frames")
+
+
+def test_a_play_not_over_at_a_count_of_0_hints_no_go_and_a_play_over_says_nothing_more():
+    frames, read = scripted([[], ["KH"], ["KH", "QD"], ["KH", "QD", "JS"], ["KH", "QD", "JS", "AS"]])
+    summary = PlaySummary()
+    list(follow_play(frames, read, TablePlay(["Ann", "Bob"], "Bob"), FPS, summary=summary))
+    assert summary.sentence().endswith("; the play is not over: Ann to play at 0")  # after 31 Ann leads: no go
+    frames, read = scripted([[], ["KH"], ["KH", "QD"]])
+    summary = PlaySummary()
+    list(follow_play(frames, read, TablePlay(["Ann", "Bob"], "Bob", hand_size=1), FPS, summary=summary))
+    assert summary.sentence() == "18 frames read, 2 cards laid, 0 goes, 0 moves refused; pegged: Ann 0, Bob 1"
+
+
+def test_until_over_stops_reading_frames_once_the_play_is_over():
+    tables = [[], ["KH"], ["KH", "QD"], ["KH", "QD"], ["KH", "QD", "5S"]]
+
+    def followed(until_over: bool) -> tuple[list[dict], PlaySummary]:
+        frames, read = scripted(tables)
+        summary = PlaySummary()
+        events = list(follow_play(frames, read, TablePlay(["Ann", "Bob"], "Bob", hand_size=1), FPS,
+                                  summary=summary, until_over=until_over))
+        return events, summary
+
+    events, summary = followed(until_over=True)
+    assert [e.get("card") for e in events] == ["KH", "QD", None] and summary.frames == 12 + 5 + 1
+    assert events[-1] == {"totals": {"Ann": 0, "Bob": 1}}  # one for last
+    events, summary = followed(until_over=False)  # a video is read to its end: the 5S comes, and is refused
+    assert summary.frames == 30 and events[2]["refused"] == "the play is over: every card is played"
 
 
 def test_a_card_laid_in_front_of_a_player_out_of_his_turn_is_refused_as_his():
@@ -146,3 +189,25 @@ def test_cribcam_live_play_pegs_a_clip_of_the_play_as_it_was_played(clip, shippe
 def test_cribcam_live_play_says_what_is_wrong_with_its_options(args, words):
     result = live(*args)
     assert result.returncode == 2 and words in result.stderr and "Traceback" not in result.stderr
+
+
+def test_cribcam_live_play_puts_a_clips_play_into_a_kept_game(play_clip, shipped_models, tmp_path):
+    from cribcam.game import Setup
+    from cribcam.game.store import GameStore
+
+    path, record = play_clip
+    db = f"sqlite:///{tmp_path / 'games.sqlite3'}"
+    store = GameStore(db)
+    game_id = store.create(Setup(tuple(record["players"]), first_dealer=record["dealer"]))
+    store.add(game_id, {"type": "deal", "starter": None})
+    goes = [arg for said in record["goes"] for arg in ("--go", said)]
+    # The players and the dealer are the game's.
+    result = live("--play", "--video", str(path), "--headless", "--out", "-", "--game", game_id, "--db", db, *goes,
+                  "--model", str(shipped_models))
+    assert result.returncode == 0, result.stderr
+    game = GameStore(db, create=False).game(game_id)
+    assert game.log[-1].entry["turns"] == [f"{s['player']}:{s.get('card', 'go')}" for s in record["steps"]]
+    totals = json.loads(result.stdout.splitlines()[-1])["totals"]
+    assert game.scores == [totals[player] for player in record["players"]]
+    assert result.stderr.splitlines()[-1] == \
+        f"cribcam live: pegged in game {game_id}: " + ", ".join(f"{p} {totals[p]}" for p in record["players"])
