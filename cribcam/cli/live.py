@@ -186,12 +186,11 @@ def _play(args) -> int:
     return 0
 
 
-def _hand_options(args) -> list[str]:
-    """The options of counting a hand that were given (the play has no use for them): each is
-    None, or False, unless given."""
-    return [option for option, given in (("--starter", args.starter is not None), ("--claim", args.claim is not None),
-                                         ("--crib", args.crib), ("--window", args.window is not None),
-                                         ("--agree", args.agree is not None)) if given]
+def _given(args, *options: str) -> list[str]:
+    """Those of ``options`` ("--starter"...) given on the command line: each is None, or False,
+    unless given (--camera 0 is given)."""
+    values = {option: getattr(args, option[2:].replace("-", "_")) for option in options}
+    return [option for option, value in values.items() if value is not None and value is not False]
 
 
 def _check_play_options(args) -> None:
@@ -203,7 +202,7 @@ def _check_play_options(args) -> None:
     if not args.headless:
         raise UsageError("--play writes the play's events: add --headless --out FILE (or --out -)")
     mode(args, "the play's events")
-    hand = _hand_options(args)
+    hand = _given(args, "--starter", "--claim", "--crib", "--window", "--agree")  # the play has no use for them
     if hand:
         one = len(hand) == 1
         raise UsageError(f"{', '.join(hand)} {'is' if one else 'are'} for counting hands: leave "
@@ -212,8 +211,7 @@ def _check_play_options(args) -> None:
         if args.db is not None:
             raise UsageError("--db is where the game of --game is kept: add --game ID")
         return
-    named = [option for option, value in (("--players", args.players), ("--dealer", args.dealer),
-                                          ("--variant", args.variant)) if value is not None]
+    named = _given(args, "--players", "--dealer", "--variant")
     if named:
         raise UsageError(f"--game {args.game} names the players, the dealer and the variant: "
                          f"leave out {', '.join(named)}")
@@ -369,9 +367,7 @@ def _live_page(args, lock) -> int:
 
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port {args.port} is not a port number (0-65535)")
-    chosen = [name for name, given in (("--camera", args.camera is not None), ("--starter", args.starter),
-                                       ("--crib", args.crib), ("--claim", args.claim is not None),
-                                       ("--variant", args.variant is not None)) if given]
+    chosen = _given(args, "--camera", "--starter", "--crib", "--claim", "--variant")
     if chosen:
         print(f"cribcam live: {', '.join(chosen)}: chosen on the live page itself (the camera, "
               f"the starter, hand or crib, the claim and the game are set there)", file=sys.stderr)
