@@ -14,7 +14,9 @@ def add_parser(subparsers) -> None:
                     "PLAYER:go, and PLAYER:CARD=N to have a claimed peg judged. The order of "
                     "play is checked: the players take turns in the order they first play; one "
                     "who cannot play says go on his turn, and the others play on; after a go "
-                    "or a 31 the player after the last to play leads.",
+                    "or a 31 the player after the last to play leads. Nobody goes while he "
+                    "holds a card that fits: a go is refused when the player plays such a card "
+                    "later.",
         epilog="example: cribcam peg A:K B:6 A:K B:go A:2 A:2=3 B:8 B:7=2 B:9=4")
     parser.add_argument("turns", nargs="+", metavar="TURN", help="A:K, B:go, A:5H=2, ...")
     parser.add_argument("--variant", choices=list(VARIANTS), default="six-card",

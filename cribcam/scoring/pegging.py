@@ -15,6 +15,9 @@ API alike (Hoyle's rules):
   no go point);
 - a player whose card would pass 31 cannot play it: a card written there means everybody
   went go before it, so it must be the lead of the next count;
+- a player must play while he holds a card that fits: a go, said or meant by such a card, is
+  refused when the player plays a card later that would have fitted on that count (a written
+  play shows every card each player held);
 - the very last card of the play pegs 1 for last.
 
 A turn out of order is refused (``TurnError``), naming whose turn it was.
@@ -190,6 +193,7 @@ def score_play(plays: Iterable[Play | str] | str, players: Iterable[str] | None 
     events: list[PegEvent] = []
     for number, play in enumerate(plays, 1):
         table.check(play, number)
+        _check_goes(table, play, number, plays[number:])
         events.append(table.take(play))
     table.finish()
 
@@ -197,6 +201,27 @@ def score_play(plays: Iterable[Play | str] | str, players: Iterable[str] | None 
         if event.play.claim is not None:
             event.verdict = judge_claim(event.play.claim, event.points, event.items, what="peg")
     return Pegging(tuple(events))
+
+
+def _check_goes(table: "OrderOfPlay", play: Play, number: int, later: list[Play]) -> None:
+    """``TurnError`` when a player goes on this turn while holding a card that fits: one he
+    plays ``later`` that would have made 31 or less on the count."""
+    fitting = []
+    for player in table.going(play):
+        for step, card in enumerate(later, number + 1):
+            if card.player == player and card.card and \
+                    table.count + card.card.value <= rules.THIRTY_ONE:
+                fitting.append(f"{player}'s {card.card.code} (turn {step}) makes "
+                               f"{table.count + card.card.value}")
+                break
+    if not fitting:
+        return
+    where = f"turn {number} ({_token(play)})"
+    if play.card is None:
+        raise TurnError(f"{where}: {play.player} cannot say go on {table.count} while a card "
+                        f"fits: {fitting[0]}")
+    raise TurnError(f"{where}: on {table.count} it would pass 31, so it would lead after "
+                    f"everybody went go; but nobody goes while a card fits: {', '.join(fitting)}")
 
 
 def seated(players: Iterable[str]) -> list[str]:
@@ -259,6 +284,16 @@ class OrderOfPlay:
             if test(other):
                 return other
         return None
+
+    def going(self, play: Play) -> list[str]:
+        """Who goes by ``play``, a turn that ``check`` let through: the player of a go; for a
+        card that would pass 31, so leads the next count, everybody still holding a card who
+        had not said go (each went go, unsaid)."""
+        if play.card is None:
+            return [play.player]
+        if self.series and self.count + play.card.value > rules.THIRTY_ONE:
+            return [player for player in self.order if self.can_go_on(player)]
+        return []
 
     def check(self, play: Play, number: int) -> None:
         """``TurnError`` unless ``play`` is the turn the rules expect here."""

@@ -165,6 +165,13 @@ def test_the_order_of_play_is_kept_in_a_game_and_by_cribcam_peg(capsys, db):
     status, _, err = run(capsys, "game", "add", game_id, "play", "Bob:KS", "Ann:5H", "Ann:5C",
                          "--db", db)
     assert status == 2 and "turn 3 (Ann:5C): it is Bob's turn, not Ann's" in err
+    # the new player's play (issue 45): Ann's KC on 25 means a go, but both held a card that fit
+    status, _, err = run(capsys, "game", "add", game_id, "play", "Bob:5H", "Ann:TD", "Bob:JS",
+                         "Ann:KC", "Bob:4S", "Ann:6H", "Bob:2C", "Ann:3D", "--db", db)
+    assert status == 2 and err.endswith("nobody goes while a card fits: Bob's 4S (turn 5) makes "
+                                        "29, Ann's 6H (turn 6) makes 31\n")
+    status, _, err = run(capsys, "peg", "A:5", "B:T", "A:J", "B:K", "A:4", "B:6", "A:2", "B:3")
+    assert status == 2 and "A's 4 (turn 5) makes 29, B's 6 (turn 6) makes 31" in err
     status, out, _ = run(capsys, "game", "add", game_id, "play", "B:KS", "A:5H", "B:3H", "A:5C",
                          "B:2D", "A:5D", "B:AC", "A:JS", "--db", db)
     assert status == 0 and out.startswith("The play: Bob:KS Ann:5H Bob:3H")

@@ -34,20 +34,21 @@ def test_thirty_one_pair_royal_and_a_run_are_said_as_a_player_says_them():
 
 
 def test_a_go_gives_the_last_card_one_for_the_go_and_the_last_card_pegs_one_for_last():
-    table, said = play("Ann:KH", "Bob:QD", "Ann:9S", "Bob:go", "Ann:go",  # 29: both go, Ann had the last card
-                       "Bob:2C", "Ann:3C", "Bob:4D", "Ann:AS", "Bob:6H")
+    # 29: both go, holding no card that fits, and Ann had the last card
+    table, said = play("Ann:KH", "Bob:QD", "Ann:9S", "Bob:go", "Ann:go",
+                       "Bob:3D", "Ann:5C", "Bob:4D", "Ann:6C", "Bob:KC")
     assert said[3].said == "go" and said[3].pegged == {}
     assert said[4].said == "go: one for the go to Ann" and said[4].pegged == {"Ann": 1}
-    assert said[5].said == "2" and said[5].player == "Bob"  # Bob, on Ann's left, leads the next count
-    assert said[7].said == "9, run of three for three"
-    assert said[-1].said == "16, one for last" and said[-1].next_player is None
-    written = score_play(["Ann:KH", "Bob:QD", "Ann:9S", "Bob:go", "Ann:go", "Bob:2C", "Ann:3C",
-                          "Bob:4D", "Ann:AS", "Bob:6H"], ["Ann", "Bob"])
+    assert said[5].said == "3" and said[5].player == "Bob"  # Bob, on Ann's left, leads the next count
+    assert said[7].said == "12, run of three for three"
+    assert said[-1].said == "28, one for last" and said[-1].next_player is None
+    written = score_play(["Ann:KH", "Bob:QD", "Ann:9S", "Bob:go", "Ann:go", "Bob:3D", "Ann:5C",
+                          "Bob:4D", "Ann:6C", "Bob:KC"], ["Ann", "Bob"])
     assert table.totals == written.totals  # the same rules as a play written out
     # and the same words, but that a written play says the go with the card that earned it
     assert [e.said for e in written.events] == [
-        "10", "20", "29, one for the go", "go", "go", "2", "5", "9, run of three for three",
-        "10, run of four for four", "16, one for last"]
+        "10", "20", "29, one for the go", "go", "go", "3", "8", "12, run of three for three",
+        "18, run of four for four", "28, one for last"]
     assert [s.said for s in said][5:] == [e.said for e in written.events][5:]
 
 

@@ -88,7 +88,7 @@ def test_bad_turns(turns, message):
     # the issue's case: A plays twice without B's go
     ("A:5 B:5 A:5 A:5", "turn 4 (A:5): it is B's turn, not A's: A plays again only after B "
                         "says go (B:go)"),
-    ("A:K B:6 A:K B:go B:2", "turn 5 (B:2): it is A's turn, not B's: B said go, and plays "
+    ("A:K B:K C:5 A:go B:go C:2 B:9", "turn 7 (B:9): it is C's turn, not B's: B said go, and plays "
                              "again only when the count starts afresh"),
     ("A:K B:K A:K A:go", "turn 4 (A:go): it is B's turn, not A's: A says go only on his own "
                          "turn"),
@@ -101,6 +101,15 @@ def test_bad_turns(turns, message):
     ("A:A B:2 A:3 B:4 A:5 B:6 A:7 B:go A:8", "turn 9 (A:8): A has played all 4 of his cards"),
     ("A:K B:6 A:K B:go A:2 A:2 B:8 B:7 B:9 A:3", "the play is over, every card is played"),
     ("A:5 A:5", "every turn is A's: the players take turns"),
+    # a go while holding a card that fits, said or meant by a card that would pass 31
+    ("A:K B:K A:5 B:go A:5 A:go B:A", "turn 4 (B:go): B cannot say go on 25 while a card fits: "
+                                      "B's A (turn 7) makes 26"),
+    # the new player's play (issue 45): at 25 Ann's KC passes 31, but she and Bob held cards
+    # that fit, so neither went go and Bob pegs no go point
+    ("Bob:5H Ann:TD Bob:JS Ann:KC Bob:4S Ann:6H Bob:2C Ann:3D",
+     "turn 4 (Ann:KC): on 25 it would pass 31, so it would lead after everybody went go; but "
+     "nobody goes while a card fits: Bob's 4S (turn 5) makes 29, Ann's 6H (turn 6) makes 31"),
+    ("A:5 B:T A:J B:K A:4 B:6 A:2 B:3", "turn 4 (B:K): on 25 it would pass 31"),
 ])
 def test_a_turn_out_of_order_is_refused_naming_whose_turn_it_is(turns, message):
     with pytest.raises(TurnError) as caught:
@@ -109,12 +118,13 @@ def test_a_turn_out_of_order_is_refused_naming_whose_turn_it_is(turns, message):
 
 
 def test_after_a_go_the_other_plays_on_and_the_next_count_starts_after_him():
-    play = score_play("A:K B:K A:5 B:go A:5 A:go B:A A:J B:9 B:8")
-    # 10, 20, 25; B go; A 30 (a pair); A cannot play on: 1 for the go; B, on his left, leads;
-    # A's hand is played out after his jack, so B plays on alone, and pegs 1 for last
+    play = score_play("A:K B:K A:5 B:go A:5 A:go B:7 A:J B:8 B:9")
+    # 10, 20, 25; B go (his 7, 8 and 9 pass 31); A 30 (a pair); A cannot play on: 1 for the
+    # go; B, on his left, leads; A's hand is played out after his jack, so B plays on alone:
+    # his 9 would pass 31 on 25, so he goes, pegs 1 for it, leads the 9 and pegs 1 for last
     assert [(e.play.player, e.count, e.points) for e in play.events] == [
         ("A", 10, 0), ("B", 20, 2), ("A", 25, 0), ("B", 25, 0), ("A", 30, 3), ("A", 30, 0),
-        ("B", 1, 0), ("A", 11, 0), ("B", 20, 0), ("B", 28, 1)]
+        ("B", 7, 0), ("A", 17, 0), ("B", 25, 1), ("B", 9, 1)]
 
 
 def test_a_card_that_would_pass_31_leads_the_next_count_when_nobody_could_play():

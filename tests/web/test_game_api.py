@@ -74,6 +74,10 @@ BAD = [
     ({"type": "play", "turns": "B:5 A:5 B:5 B:5"}, 422,
      "turn 4 (B:5): it is A's turn, not B's: B plays again only after A says go (A:go)"),
     ({"type": "play", "turns": "B:K A:K B:K B:go"}, 422, "it is A's turn, not B's"),
+    # a go taken on 25 from A's king, where both still held a card that fits (issue 45)
+    ({"type": "play", "turns": "B:5H A:TD B:JS A:KC B:4S A:6H B:2C A:3D"}, 422,
+     "turn 4 (A:KC): on 25 it would pass 31, so it would lead after everybody went go; but "
+     "nobody goes while a card fits: B's 4S (turn 5) makes 29, A's 6H (turn 6) makes 31"),
     ({"type": "irregularity", "player": "Z", "kind": "peg"}, 422,
      "'Z' is not a player of this game (A, B)"),
     (["deal"], 400, "the body must be a JSON object"),
