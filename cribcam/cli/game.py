@@ -7,6 +7,7 @@
     cribcam game add ID show [CARD ...] [--claim N] [--player P] [--crib]
     cribcam game add ID irregularity PLAYER hand|crib|peg [--by P]
     cribcam game show ID [--json] | undo ID [--entry N] | next ID | export ID [--out FILE]
+    cribcam game delete ID   (a game and its log, the last game of its match)
     cribcam game list [--page N] [--per-page N] [--json]   (the games kept, last changed first)
 
 Games are kept in the database of ``--db URL``, else ``CRIBCAM_DB``, else the SQLite file in
@@ -72,6 +73,11 @@ def add_parser(subparsers) -> None:
     add.add_argument("--crib", action="store_true", default=None, help="show: this is the crib")
     add.add_argument("--by", metavar="PLAYER", help="irregularity: the opponent who takes the 2")
     add.set_defaults(handler=run_add)
+
+    delete = commands.add_parser("delete", parents=[database],
+                                 help="delete a game and its log (the last game of its match)")
+    delete.add_argument("game_id", metavar="ID")
+    delete.set_defaults(handler=run_delete)
 
     for name, handler, helptext in [("show", run_show, "the board, the log and what is next"),
                                     ("undo", run_undo, "drop the last entry (or --entry N)"),
@@ -141,6 +147,13 @@ def run_undo(args) -> int:
     return _print_state(args, store.state(args.game_id))
 
 
+def run_delete(args) -> int:
+    store = open_store(args)
+    game_call(lambda: store.delete(args.game_id))
+    print(f"Game {args.game_id} deleted.")
+    return 0
+
+
 def run_next(args) -> int:
     store = open_store(args)
     game_id = game_call(lambda: store.next_game(args.game_id))
@@ -172,7 +185,11 @@ def _list_page(args) -> tuple[dict, str | None]:
 def format_list(listing: dict, missing: str | None = None) -> str:
     """The games as a table: id, sides and scores, where the game stands, last change;
     ``missing``: why there are none (no database at the path), said when the list is empty."""
+    unreadable = [f"Game {game['id']} cannot be opened: {game['error']} (cribcam game delete "
+                  f"{game['id']} removes it)" for game in listing.get("unreadable", [])]
     if not listing["games"]:
+        if unreadable:
+            return "\n".join(unreadable)
         if listing["total"]:
             return (f"No games on page {listing['page']}: the {listing['total']} games kept "
                     f"fill {listing['pages']} page{'s' if listing['pages'] != 1 else ''}.")
@@ -194,7 +211,7 @@ def format_list(listing: dict, missing: str | None = None) -> str:
                  + (f" (page {listing['page']} of {listing['pages']}: --page "
                     f"{listing['page'] + 1} for more)" if listing["page"] < listing["pages"]
                     else "") + ". Open one: cribcam game show ID")
-    return "\n".join(lines)
+    return "\n".join(lines + unreadable)
 
 
 def _page(text: str) -> int:

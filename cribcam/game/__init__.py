@@ -18,7 +18,7 @@ from cribcam.game.state import CRIB, Game, Line
 
 
 def replay(setup: Setup, entries: list[dict]) -> Game:
-    """The game after ``entries``, applied in order.
+    """The game after ``entries``, a saved log, applied in order (as kept: ``Game.apply``).
 
     Raises:
         GameError: an entry that does not fit the game at its point.
@@ -26,7 +26,7 @@ def replay(setup: Setup, entries: list[dict]) -> Game:
     """
     game = Game(setup)
     for entry in entries:
-        game.apply(entry)
+        game.apply(entry, kept=True)
     return game
 
 
@@ -47,7 +47,7 @@ def undo(setup: Setup, entries: list[dict], number: int | None = None) -> tuple[
     game = replay(setup, kept[:number - 1])
     for later, entry in enumerate(kept[number - 1:], number + 1):
         try:
-            game.apply(entry)
+            game.apply(entry, kept=True)
         except ValueError as exc:  # GameError, CardError
             raise GameError(f"entry {number} cannot be undone on its own: without it, entry "
                             f"{later} no longer fits ({exc}); undo from the last entry "

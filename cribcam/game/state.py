@@ -27,6 +27,7 @@ Choices where the rules leave it open (documented here once):
 from __future__ import annotations
 
 import copy
+from functools import partial
 from dataclasses import dataclass, field, replace
 
 from cribcam.game.entries import (IRREGULARITIES, Deal, Entry, Irregularity, Peg, PlayTurns,
@@ -173,8 +174,13 @@ class Game:
             "result": self.result.as_dict(setup) if self.over else None,
         }
 
-    def apply(self, entry: Entry | dict) -> Line:
+    def apply(self, entry: Entry | dict, kept: bool = False) -> Line:
         """Checks ``entry`` against the rules at this point, scores it and logs it.
+
+        Args:
+            kept: the entry was taken before, and is replayed from a saved log: a rule added
+                since (a go while a card fitted, refused from issue 45 on) does not turn away
+                a game saved under the rules of its day.
 
         Raises:
             GameError: the entry does not fit the game here (``EntryError``: it is
@@ -185,8 +191,8 @@ class Game:
             entry = parse_entry(entry)
         if self.over:
             raise GameError(f"the game is over: {self.ended}")
-        apply = {Deal: self._deal, PlayTurns: self._play, Peg: self._peg, Show: self._show,
-                 Irregularity: self._irregularity}[type(entry)]
+        apply = {Deal: self._deal, PlayTurns: partial(self._play, kept=kept), Peg: self._peg,
+                 Show: self._show, Irregularity: self._irregularity}[type(entry)]
         # Some checks need the points scored first (a play may stop short only if the game
         # is won during it), so an entry that fails puts the game back as it was.
         saved = copy.deepcopy(vars(self))
@@ -218,7 +224,7 @@ class Game:
             self._credit(line, dealer, rules.HEELS, "his heels (a jack turned up)")
         return line
 
-    def _play(self, entry: PlayTurns) -> Line:
+    def _play(self, entry: PlayTurns, kept: bool) -> Line:
         deal = self._deal_in_play()
         if deal.plays:
             raise GameError("the play of this deal is already entered (undo it to enter it "
@@ -231,7 +237,8 @@ class Game:
         if leader != seating[0]:
             raise GameError(f"{seating[0]}, on the dealer's left, leads the play, not {leader}")
         # The order of play is the pegging core's to keep, as for `cribcam peg`.
-        pegging = score_play(entry.turns, players=seating, hand_size=self.setup.hand_size)
+        pegging = score_play(entry.turns, players=seating, hand_size=self.setup.hand_size,
+                             goes_checked=not kept)
         line = Line(entry.as_dict(), f"The play: {' '.join(entry.as_dict()['turns'])}")
         played = self._check_play(deal, pegging)
         for event in pegging.events:

@@ -19,7 +19,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from sqlalchemy import (JSON, Column, DateTime, ForeignKey, Integer, MetaData, String, Table,
-                        create_engine, delete, func, insert, inspect, select, text, update)
+                        create_engine, delete, event, func, insert, inspect, select, text,
+                        update)
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError
 
@@ -28,6 +29,8 @@ from cribcam.game import undo as undo_entry
 from cribcam.vision.decks import data_dir
 
 DB_ENV = "CRIBCAM_DB"
+# An execution option that marks a transaction that writes (see _sqlite_transactions).
+WRITES = "cribcam_writes"
 PER_PAGE = 20  # games a page of the list of games, by default
 MAX_PER_PAGE = 100
 
@@ -145,6 +148,8 @@ def connect(url: str | None = None, create: bool = True) -> Engine:
                          f"pip install 'cribcam[postgres]'") from None
     except ArgumentError as exc:
         raise _unusable(shown, str(exc)) from None
+    if engine.dialect.name == "sqlite":
+        _sqlite_transactions(engine)
     try:
         migrate(engine)
     except DBAPIError as exc:  # no server, a file that is no database, no permission...
@@ -153,13 +158,34 @@ def connect(url: str | None = None, create: bool = True) -> Engine:
     return engine
 
 
+def _sqlite_transactions(engine: Engine) -> None:
+    """Transactions that hold what they read, on SQLite as on PostgreSQL.
+
+    Python's sqlite3 begins a transaction only at the first write, so a change that reads a
+    game's log and then rewrites it read it outside any transaction, and two changes at once
+    each wrote over the other's (an undo racing an entry lost entries answered 200). Here
+    every transaction begins with SQLAlchemy's (the recipe of its SQLite dialect's docs), and
+    one marked ``WRITES`` with ``BEGIN IMMEDIATE``: it takes the database's write lock before
+    reading, so changes come one at a time, as PostgreSQL's row lock makes them (``_load``).
+    Reads stay concurrent."""
+
+    @event.listens_for(engine, "connect")
+    def _driver_begins_nothing(dbapi_connection, _record):
+        dbapi_connection.isolation_level = None
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection):
+        writes = connection.get_execution_options().get(WRITES, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")
+
+
 def _unusable(shown: str, why: str) -> StoreError:
     return StoreError(f"the games database {shown} cannot be used: {why}")
 
 
 def migrate(engine: Engine) -> int:
     """Brings the schema to ``SCHEMA_VERSION`` in one transaction; returns the version."""
-    with engine.begin() as connection:
+    with engine.execution_options(**{WRITES: True}).begin() as connection:
         if not inspect(connection).has_table("schema_version"):
             schema_version.create(connection)
             connection.execute(insert(schema_version).values(version=0))
@@ -175,10 +201,12 @@ def migrate(engine: Engine) -> int:
 
 def list_page(found: dict, page: int, per_page: int) -> dict:
     """``found`` (as ``GameStore.games`` gives it) as page ``page`` of the list of games, as
-    ``GET /api/games`` answers: ``{"games", "page", "per_page", "total", "pages"}``."""
+    ``GET /api/games`` answers: ``{"games", "unreadable", "page", "per_page", "total",
+    "pages"}`` (``unreadable``: the games of the page that cannot be replayed, each
+    ``{"id", "error"}``; counted in ``total``)."""
     pages = max(1, -(-found["total"] // per_page))
-    return {"games": found["games"], "page": page, "per_page": per_page,
-            "total": found["total"], "pages": pages}
+    return {"games": found["games"], "unreadable": found.get("unreadable", []), "page": page,
+            "per_page": per_page, "total": found["total"], "pages": pages}
 
 
 class GameStore:
@@ -190,10 +218,13 @@ class GameStore:
 
     def __init__(self, url: str | None = None, create: bool = True):
         self.engine = connect(url, create)
+        # Every change reads the game and writes it in one transaction that holds the game
+        # from its first read (SQLite: BEGIN IMMEDIATE; PostgreSQL: the row lock of _load).
+        self._changes = self.engine.execution_options(**{WRITES: True})
 
     def create(self, setup: Setup, match_id: str | None = None) -> str:
         """Saves a new game (the first of a new match unless ``match_id``); returns its id."""
-        with self.engine.begin() as connection:
+        with self._changes.begin() as connection:
             return self._create(connection, setup, match_id)
 
     def _create(self, connection: Connection, setup: Setup, match_id: str | None) -> str:
@@ -211,7 +242,7 @@ class GameStore:
 
     def game(self, game_id: str) -> Game:
         with self.engine.connect() as connection:
-            setup, log = self._load(connection, game_id)
+            setup, log, _ = self._load(connection, game_id)
         return replay(setup, log)
 
     def add(self, game_id: str, entry: dict) -> Game:
@@ -222,12 +253,15 @@ class GameStore:
             GameConflict: another entry was saved first.
         """
         try:
-            with self.engine.begin() as connection:
-                setup, log = self._load(connection, game_id, for_update=True)
+            with self._changes.begin() as connection:
+                setup, log, seqs = self._load(connection, game_id, for_update=True)
                 game = replay(setup, log)
                 line = game.apply(entry)
                 now = _now()
-                connection.execute(insert(entries).values(game_id=game_id, seq=len(log),
+                # After the last entry kept, whatever its number (a log with a gap in its
+                # numbers, left by an earlier cribcam, still takes entries).
+                seq = seqs[-1] + 1 if seqs else 0
+                connection.execute(insert(entries).values(game_id=game_id, seq=seq,
                                                           entry=line.entry, created=now))
                 connection.execute(update(games).where(games.c.id == game_id)
                                    .values(changed=now))
@@ -239,26 +273,40 @@ class GameStore:
     def undo(self, game_id: str, number: int | None = None) -> Game:
         """Drops entry ``number`` (1 for the first; by default the last) if the entries after
         it still fit without it; returns the game without it."""
-        with self.engine.begin() as connection:
-            setup, log = self._load(connection, game_id, for_update=True)
-            following = _following(connection, game_id).next_id
-            if following is not None:
-                # The next game's first dealer is this one's loser, and the match tallies
-                # this one's result: changing it now would leave the match inconsistent.
-                raise GameError(f"game {game_id}'s result stands: the match's next game "
-                                f"{following} has begun from it; undo in {following} instead")
+        with self._changes.begin() as connection:
+            setup, log, seqs = self._load(connection, game_id, for_update=True)
+            _check_no_game_follows(connection, game_id, "undo in {following} instead")
             game, kept = undo_entry(setup, log, number)
             start = len(log) - 1 if number is None else number - 1
-            # The log stays numbered 0, 1, 2...: the entries after the one dropped move down.
+            # The entries after the one dropped move down into its place.
             connection.execute(delete(entries).where(entries.c.game_id == game_id,
-                                                     entries.c.seq >= start))
+                                                     entries.c.seq >= seqs[start]))
             now = _now()
             if kept[start:]:
                 connection.execute(insert(entries), [
                     {"game_id": game_id, "seq": seq, "entry": entry, "created": now}
-                    for seq, entry in enumerate(kept[start:], start)])
+                    for seq, entry in enumerate(kept[start:], seqs[start])])
             connection.execute(update(games).where(games.c.id == game_id).values(changed=now))
         return game
+
+    def delete(self, game_id: str) -> None:
+        """Deletes a game and its log, and its match when it was the match's only game: the
+        way out for a game that cannot be replayed. The last game of its match only.
+
+        Raises:
+            GameNotFound: no such game.
+            GameError: the match's next game has begun from this one.
+        """
+        with self._changes.begin() as connection:
+            self._load_setup(connection, game_id, for_update=True)
+            match_id = _check_no_game_follows(connection, game_id,
+                                              "delete {following} first")
+            connection.execute(delete(entries).where(entries.c.game_id == game_id))
+            connection.execute(delete(games).where(games.c.id == game_id))
+            others = connection.execute(select(func.count()).select_from(games)
+                                        .where(games.c.match_id == match_id)).scalar_one()
+            if not others:
+                connection.execute(delete(matches).where(matches.c.id == match_id))
 
     def page(self, page: int = 1, per_page: int = PER_PAGE) -> dict:
         """Page ``page`` (1 for the first) of the games kept, as ``list_page`` makes it."""
@@ -270,7 +318,8 @@ class GameStore:
 
         Each game is a summary for a list to pick it from: its id, its match and number in
         the match, the players, each side's score, its state (in play, with what comes next,
-        or over, with the winner) and when it was created and last changed.
+        or over, with the winner) and when it was created and last changed. A game whose log
+        cannot be replayed is in ``"unreadable"`` instead, with why.
         """
         with self.engine.connect() as connection:
             total = connection.execute(select(func.count()).select_from(games)).scalar_one()
@@ -285,17 +334,24 @@ class GameStore:
                         .where(entries.c.game_id.in_(list(logs)))
                         .order_by(entries.c.game_id, entries.c.seq)):
                     logs[game_id].append(entry)
-        return {"games": [_summary(row, replay(Setup.from_dict(row.setup), logs[row.id]))
-                          for row in rows], "total": total}
+        listed, unreadable = [], []
+        for row in rows:
+            try:
+                listed.append(_summary(row, replay(Setup.from_dict(row.setup), logs[row.id])))
+            except (ValueError, KeyError, TypeError) as exc:
+                # A log damaged outside cribcam (or by an earlier one) is said beside the
+                # list, never takes the list down for every game: delete it, or fix it by hand.
+                unreadable.append({"id": row.id, "error": f"it cannot be replayed: {exc}"})
+        return {"games": listed, "unreadable": unreadable, "total": total}
 
     def next_game(self, game_id: str) -> str:
         """Starts the next game of a finished game's match (the loser deals first), or gives
         the one started from it already: "next game" pressed twice starts one game, not two.
         Once started, the finished game can no longer be undone."""
-        with self.engine.begin() as connection:
+        with self._changes.begin() as connection:
             # The game's row locked as undo locks it (see _load): on PostgreSQL an undo and
             # the next game come one at a time.
-            setup, log = self._load(connection, game_id, for_update=True)
+            setup, log, _ = self._load(connection, game_id, for_update=True)
             game = replay(setup, log)
             if not game.over:
                 raise GameError("the game is not over yet: finish it before starting the next")
@@ -327,21 +383,27 @@ class GameStore:
     def export(self, game_id: str) -> dict:
         """Everything about a game as one JSON object: its setup, log and state."""
         with self.engine.connect() as connection:
-            setup, log = self._load(connection, game_id)
+            setup, log, _ = self._load(connection, game_id)
         return {"format": "cribcam game", "schema": SCHEMA_VERSION, "id": game_id,
                 "match": self._match_of(game_id), "setup": setup.as_dict(), "entries": log,
                 "state": replay(setup, log).as_dict()}
 
     def _load(self, connection: Connection, game_id: str, for_update: bool = False):
+        """The game's setup, its log, and the number each entry of the log is kept under."""
+        setup = self._load_setup(connection, game_id, for_update)
+        rows = connection.execute(select(entries.c.seq, entries.c.entry)
+                                  .where(entries.c.game_id == game_id)
+                                  .order_by(entries.c.seq)).all()
+        return setup, [row.entry for row in rows], [row.seq for row in rows]
+
+    def _load_setup(self, connection: Connection, game_id: str, for_update: bool) -> Setup:
         query = select(games.c.setup).where(games.c.id == game_id)
-        # PostgreSQL: lock the game's row so that two entries for one game come one at a
-        # time (SQLite locks the whole file when the transaction writes).
+        # PostgreSQL: lock the game's row so that two changes to one game come one at a
+        # time (SQLite: the transaction's BEGIN IMMEDIATE, see _sqlite_transactions).
         row = connection.execute(query.with_for_update() if for_update else query).first()
         if row is None:
             raise GameNotFound(f"no game {game_id!r}")
-        log = connection.execute(select(entries.c.entry).where(entries.c.game_id == game_id)
-                                 .order_by(entries.c.seq)).scalars().all()
-        return Setup.from_dict(row.setup), list(log)
+        return Setup.from_dict(row.setup)
 
     def _match_of(self, game_id: str) -> str:
         with self.engine.connect() as connection:
@@ -350,6 +412,18 @@ class GameStore:
         if match_id is None:
             raise GameNotFound(f"no game {game_id!r}")
         return match_id
+
+
+def _check_no_game_follows(connection: Connection, game_id: str, instead: str) -> str:
+    """The game's match; ``GameError`` when the match's next game has begun from it: its
+    first dealer is this one's loser and the match tallies this one's result, so changing
+    it would leave the match inconsistent (``instead``: what to do, with ``{following}``)."""
+    this = _following(connection, game_id)
+    if this.next_id is not None:
+        raise GameError(f"game {game_id}'s result stands: the match's next game "
+                        f"{this.next_id} has begun from it; "
+                        + instead.format(following=this.next_id))
+    return this.match_id
 
 
 def _following(connection: Connection, game_id: str):

@@ -168,7 +168,7 @@ MAX_VALUE = 10  # a ten or a face card
 
 
 def score_play(plays: Iterable[Play | str] | str, players: Iterable[str] | None = None,
-               hand_size: int | None = HAND_SIZE) -> Pegging:
+               hand_size: int | None = HAND_SIZE, goes_checked: bool = True) -> Pegging:
     """Scores the play, checking the order of play as it goes.
 
     Args:
@@ -179,6 +179,9 @@ def score_play(plays: Iterable[Play | str] | str, players: Iterable[str] | None 
         hand_size: the cards each player holds for the play (4; 3 in five-card cribbage); a
             player who has played them all is passed over. None when not known: then a
             player with no card left says go like any other.
+        goes_checked: refuse a go from a player who plays a card later that would have
+            fitted. False only to replay a play kept by a cribcam from before that rule (a
+            saved game), which is scored as it was then.
 
     Raises:
         TurnError: a turn out of order, naming whose turn it is.
@@ -193,7 +196,8 @@ def score_play(plays: Iterable[Play | str] | str, players: Iterable[str] | None 
     events: list[PegEvent] = []
     for number, play in enumerate(plays, 1):
         table.check(play, number)
-        _check_goes(table, play, number, plays[number:])
+        if goes_checked:
+            _check_goes(table, play, number, plays[number:])
         events.append(table.take(play))
     table.finish()
 

@@ -97,14 +97,15 @@ def create_app(config: dict | None = None, reader=None) -> Flask:
 
 
 def _refuse_cross_site_writes():
-    """403 for a POST that a page of another site makes the browser send.
+    """403 for a POST (or DELETE) that a page of another site makes the browser send.
 
     The API takes JSON with any Content-Type and photos as forms, which pages of any site may
     send without asking; games and taught decks must not change that way. Browsers name the
-    page's origin on every POST; curl and scripts send none and are let through.
+    page's origin on every such request; curl and scripts send none and are let through.
     """
     origin = request.headers.get("Origin")
-    if request.method == "POST" and origin is not None and urlsplit(origin).netloc != request.host:
+    writes = request.method not in ("GET", "HEAD", "OPTIONS")
+    if writes and origin is not None and urlsplit(origin).netloc != request.host:
         raise Forbidden(f"a page of {origin} may not send requests to this server")
 
 

@@ -3,7 +3,8 @@
     GET  /api/games?page=1&per_page=20  the games kept, the last changed first: {"games":
                                       [{"id", "players", "sides": [{"name", "score"}], "over",
                                       "winner", "status", "changed", ...}], "page", "per_page",
-                                      "total", "pages"} (per_page at most 100)
+                                      "total", "pages", "unreadable": [{"id", "error"}]} (per_page
+                                      at most 100; unreadable: games that cannot be replayed)
     POST /api/games                   {"players": ["Ann", "Bob"] or 2, "variant", "target",
                                        "muggins", "skunk", "first_dealer"}: a new game (201)
     GET  /api/games/ID                the state: scores, pegs, log, what comes next, result
@@ -12,6 +13,8 @@
                                       entries after it still fit): the state without it
     POST /api/games/ID/next           the next game of the match, once this one is over (201)
     GET  /api/games/ID/export         the setup, the log and the state as a JSON download
+    DELETE /api/games/ID              the game and its log, gone (the last game of its match:
+                                      {"deleted": ID}); also a game that cannot be replayed
 
 Bodies are read as on /api/count (``api.json_body``): JSON whatever their Content-Type.
 Errors are ``{"error": "..."}``: 400 a malformed request or entry (also an unknown variant,
@@ -121,6 +124,12 @@ def undo(game_id: str):
 @bp.post("/api/games/<game_id>/next")
 def next_game(game_id: str):
     return jsonify(store().state(store().next_game(game_id))), 201
+
+
+@bp.delete("/api/games/<game_id>")
+def delete(game_id: str):
+    store().delete(game_id)
+    return jsonify(deleted=game_id)
 
 
 @bp.get("/api/games/<game_id>/export")

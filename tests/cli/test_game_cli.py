@@ -152,6 +152,32 @@ def test_the_games_kept_are_listed(capsys, db):
                                 "to 100 games, not 500\n")
 
 
+def test_a_game_that_cannot_be_replayed_is_said_in_the_list_and_deleted(capsys, db):
+    from cribcam.game.store import GameStore, entries
+
+    store = GameStore(db)
+    _, out, _ = run(capsys, "game", "new", "--players", "Ann", "Bob", "--db", db)
+    whole = out.strip()
+    _, out, _ = run(capsys, "game", "new", "--players", "Cy", "Di", "--db", db)
+    broken = out.strip()
+    for game_id, player in ((whole, "Ann"), (broken, "Cy")):
+        run(capsys, "game", "add", game_id, "deal", "5S", "--db", db)
+        assert run(capsys, "game", "add", game_id, "peg", player, "1", "--db", db)[0] == 0
+    with store.engine.begin() as connection:  # its deal lost
+        connection.execute(entries.delete().where(entries.c.game_id == broken,
+                                                  entries.c.seq == 0))
+    status, out, _ = run(capsys, "game", "list", "--db", db)
+    lines = out.splitlines()
+    assert status == 0 and lines[1].startswith(f"{whole}  Ann v Bob")
+    assert lines[-1] == (f"Game {broken} cannot be opened: it cannot be replayed: start a deal "
+                         f"first: next is Cy's deal (cribcam game delete {broken} removes it)")
+    assert run(capsys, "game", "delete", broken, "--db", db)[:2] == (0, f"Game {broken} deleted.\n")
+    status, _, err = run(capsys, "game", "delete", broken, "--db", db)
+    assert (status, err) == (2, f"cribcam game: error: no game '{broken}'\n")
+    status, out, _ = run(capsys, "game", "list", "--db", db)
+    assert "cannot be opened" not in out and "Games 1-1 of 1" in out
+
+
 def test_the_order_of_play_is_kept_in_a_game_and_by_cribcam_peg(capsys, db):
     status, _, err = run(capsys, "peg", "A:5", "B:5", "A:5", "A:5")  # the example
     assert status == 2
@@ -271,8 +297,8 @@ def test_a_command_that_reads_makes_no_database(capsys, tmp_path):
     assert (status, out) == (0, f"No games kept yet (no games database at {path}): start one "
                                 f"with cribcam game new --players Ann Bob\n")
     status, out, _ = run(capsys, "game", "list", "--json", "--db", db)
-    assert (status, json.loads(out)) == (0, {"games": [], "page": 1, "per_page": 20,
-                                             "total": 0, "pages": 1})
+    assert (status, json.loads(out)) == (0, {"games": [], "unreadable": [], "page": 1,
+                                             "per_page": 20, "total": 0, "pages": 1})
     assert not path.parent.exists()
     status, out, _ = run(capsys, "game", "new", "--players", "Ann", "Bob", "--db", db)
     assert status == 0 and path.is_file()

@@ -280,9 +280,32 @@ def test_a_page_of_another_site_cannot_post_to_the_api(client, origin, status):
     assert client.post("/api/count", json={"hand": ["5H", "5C", "5S", "JD"], "starter": "5D"}, headers=headers).status_code == (200 if status == 201 else 403)
 
 
+def test_a_game_that_cannot_be_replayed_is_said_in_the_list_and_deleted(client):
+    from cribcam.game.store import entries
+
+    whole, broken = new_game(client), new_game(client)
+    for game_id in (whole, broken):
+        add(client, game_id, DEAL)
+        add(client, game_id, {"type": "peg", "player": "B", "points": 2})
+    with client.application.extensions["cribcam.games"].engine.begin() as connection:
+        connection.execute(entries.delete().where(entries.c.game_id == broken,
+                                                  entries.c.seq == 0))  # its deal lost
+    listing = client.get("/api/games").get_json()
+    assert [game["id"] for game in listing["games"]] == [whole]
+    assert listing["unreadable"] == [{"id": broken, "error": "it cannot be replayed: start a "
+                                      "deal first: next is A's deal"}]
+    assert client.get(f"/api/games/{broken}").status_code == 422
+    cross_site = client.delete(f"/api/games/{broken}", headers={"Origin": "http://evil.example"})
+    assert cross_site.status_code == 403
+    assert client.delete(f"/api/games/{broken}").get_json() == {"deleted": broken}
+    assert client.get(f"/api/games/{broken}").status_code == 404
+    assert client.delete(f"/api/games/{broken}").status_code == 404
+    assert client.get("/api/games").get_json()["unreadable"] == []
+
+
 def test_the_games_kept_are_listed_page_by_page(client):
-    assert client.get("/api/games").get_json() == {"games": [], "page": 1, "per_page": 20,
-                                                   "total": 0, "pages": 1}
+    assert client.get("/api/games").get_json() == {"games": [], "unreadable": [], "page": 1,
+                                                   "per_page": 20, "total": 0, "pages": 1}
     ids = [new_game(client, players=["Ann", "Bob"], target=61) for _ in range(3)]
     add(client, ids[0], DEAL)  # the first game changed last
     state = add(client, ids[0], {"type": "play", "turns": [

@@ -326,7 +326,10 @@ function gameRow(summary) {
 async function loadGames(page) {
   $("games-panel").hidden = false;
   const { ok, data } = await send(`/api/games?page=${page}&per_page=${GAMES_PER_PAGE}`);
-  showError("games-error", ok ? "" : data.error);
+  // A game whose log cannot be replayed is said, never takes the list down.
+  const unreadable = ok ? (data.unreadable || []).map(
+    (game) => `Game ${game.id} cannot be opened: ${game.error} (cribcam game delete ${game.id} removes it).`) : [];
+  showError("games-error", ok ? unreadable.join(" ") : data.error);
   if (!ok) return;
   gamesPage = data.page;
   $("games").querySelector("tbody").replaceChildren(...data.games.map(gameRow));
