@@ -16,10 +16,10 @@ So every hand at the show holds four cards (three in five-card cribbage) and eve
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass
 
 from cribcam.scoring import rules
+from cribcam.scoring.pegging import NAME_RULE, shown_name, usable_name
 from cribcam.scoring.spoken import counted
 
 
@@ -31,9 +31,6 @@ PLAYER_COUNTS = (2, 3, 4, 6)
 TARGETS = (121, 61)
 CRIB_SIZE = 4
 DEFAULT_NAMES = "ABCDEF"
-NAME_LENGTH = 20  # the longest name
-# A name must survive in a play token, `NAME:CARD`.
-_NAME = re.compile(rf"^[^\s:=]{{1,{NAME_LENGTH}}}$")
 _DEALING = {
     (2, "six-card"): "six cards each, two each laid away to the crib",
     (2, "five-card"): "five cards each, two each laid away to the crib",
@@ -49,14 +46,6 @@ def _check_count(count: int) -> None:
     if count not in PLAYER_COUNTS:
         raise GameError(f"{counted(count, 'player')}: cribbage is played by 2, 3, 4 (two "
                         f"partnerships) or 6 (two teams of three)")
-
-
-def _shown(name) -> str:
-    """``name`` quoted for a message, cut short when it is too long to be a name: a message
-    that repeated thousands of characters pasted by mistake would bury what it says."""
-    if isinstance(name, str) and len(name) > NAME_LENGTH:
-        return repr(name[:NAME_LENGTH] + "…")
-    return repr(name)
 
 
 @dataclass(frozen=True)
@@ -85,9 +74,8 @@ class Setup:
         object.__setattr__(self, "players", players)
         _check_count(len(players))
         for name in players:
-            if not isinstance(name, str) or not _NAME.match(name):
-                raise GameError(f"{_shown(name)} is not a usable name: 1 to {NAME_LENGTH} "
-                                f"characters, no spaces, ':' or '='")
+            if not usable_name(name):
+                raise GameError(f"{shown_name(name)} is not a usable name: {NAME_RULE}")
         if len(set(players)) != len(players):
             raise GameError("two players have the same name")
         if self.variant not in rules.VARIANTS:
@@ -149,7 +137,7 @@ class Setup:
                 if matches:
                     raise GameError(f"{name!r} could be {' or '.join(matches)}: write the "
                                     f"name in full")
-        raise GameError(f"{_shown(name)} is not a player of this game ({', '.join(self.players)})")
+        raise GameError(f"{shown_name(name)} is not a player of this game ({', '.join(self.players)})")
 
     def left_of(self, player: str, steps: int = 1) -> str:
         return self.players[(self.players.index(player) + steps) % len(self.players)]

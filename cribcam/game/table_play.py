@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from cribcam.scoring import rules
 from cribcam.scoring.cards import Card, CardError
-from cribcam.scoring.pegging import OrderOfPlay, PegEvent, Play, Played, seated
+from cribcam.scoring.pegging import OrderOfPlay, PegEvent, Play, Played, seated, shown_name
 from cribcam.scoring.show import Item
 from cribcam.scoring.spoken import say_peg, say_peg_item
 
@@ -77,7 +77,7 @@ class TablePlay:
     def __post_init__(self) -> None:
         self.players = seated(self.players)
         if self.dealer not in self.players:
-            raise ValueError(f"the dealer {self.dealer!r} is not one of the players ({', '.join(self.players)})")
+            raise ValueError(f"the dealer {shown_name(self.dealer)} is not one of the players ({', '.join(self.players)})")
         start = (self.players.index(self.dealer) + 1) % len(self.players)
         self._order = OrderOfPlay(self.players[start:] + self.players[:start], self.hand_size)
         self._laid: set[str] = set()
@@ -170,7 +170,7 @@ class TablePlay:
 
     def _known(self, player: str) -> str:
         if player not in self.players:
-            raise PlayRefused(f"{player!r} is not one of the players ({', '.join(self.players)})")
+            raise PlayRefused(f"{shown_name(player)} is not one of the players ({', '.join(self.players)})")
         return player
 
     def _take(self, play: Play) -> Announcement:

@@ -38,6 +38,25 @@ from cribcam.scoring.spoken import say_peg
 
 # Whatever follows "=" is the claim, to be judged by the one rule for claims (claim_problem).
 _TOKEN = re.compile(r"^(?P<player>[^\s:=]+):(?P<card>[^\s:=]+)(?:=(?P<claim>[^\s:=]+))?$")
+NAME_LENGTH = 20  # the longest name of a player
+# A name must survive in a play token, `NAME:CARD`, and be shown and kept as it is.
+_NAME = re.compile(rf"^[^\s:=]{{1,{NAME_LENGTH}}}$")
+NAME_RULE = f"1 to {NAME_LENGTH} printable characters, no spaces, ':' or '='"
+
+
+def usable_name(name) -> bool:
+    """Whether ``name`` can name a player (``NAME_RULE``): no control character, nor half of
+    a UTF-16 pair, which no page, terminal or database could show or keep."""
+    return isinstance(name, str) and bool(_NAME.match(name)) and name.isprintable()
+
+
+def shown_name(name) -> str:
+    """``name`` quoted for a message, cut short when it is too long to be a name: a message
+    that repeated thousands of characters pasted by mistake would bury what it says. (``repr``
+    shows a control character or half a UTF-16 pair as its escape.)"""
+    if isinstance(name, str) and len(name) > NAME_LENGTH:
+        return repr(name[:NAME_LENGTH] + "…")
+    return repr(name)
 
 
 @dataclass(frozen=True)
@@ -232,9 +251,13 @@ def seated(players: Iterable[str]) -> list[str]:
     """The players of a play in seating order, checked: two or more, each named once.
 
     Raises:
-        CardError: fewer than two players, or one named twice.
+        CardError: fewer than two players, one named twice, or a name that is none
+            (``usable_name``).
     """
     order = list(players)
+    for name in order:
+        if not usable_name(name):
+            raise CardError(f"{shown_name(name)} is not a usable name: {NAME_RULE}")
     if len(order) < 2 or len(set(order)) != len(order):
         raise CardError(f"the play needs two players or more, each named once, not "
                         f"{', '.join(order) or 'none'}")

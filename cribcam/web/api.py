@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 from flask import Blueprint, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
@@ -184,7 +185,33 @@ def json_body(example: str = _EXAMPLE, optional: bool = False) -> dict:
         raise BadRequest(f"the body is not valid JSON; send {example}") from None
     if not isinstance(body, dict):
         raise BadRequest(f"the body must be a JSON object; send {example}")
+    unkept = _unkeepable_text(body)
+    if unkept is not None:
+        raise BadRequest(f"the body holds text that cannot be kept or shown ({unkept}): send "
+                         f"text without a NUL or a lone \\uD800-\\uDFFF escape")
     return body
+
+
+_UNKEEPABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _unkeepable_text(value) -> str | None:
+    """The first character of a string of ``value`` (a parsed JSON body, keys too) that no
+    page, terminal or database can keep, as its escape: a NUL, or half of a UTF-16 pair
+    (JSON can escape one, UTF-8 cannot encode it); None when there is none."""
+    stack = [value]
+    while stack:  # not recursive: a body may nest as deep as json.loads allows
+        item = stack.pop()
+        if isinstance(item, str):
+            found = _UNKEEPABLE.search(item)
+            if found:
+                return found.group().encode("unicode_escape", "backslashreplace").decode()
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
 
 
 def _too_large(limit: int):

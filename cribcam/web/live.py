@@ -129,7 +129,7 @@ def start_play():
                           rules.VARIANTS[variant].hand_size)
     except ValueError as exc:
         raise api.BadRequest(str(exc)) from None
-    session_id, session = current_app.extensions["cribcam.live"].open(body.get("session"))
+    session_id, session = current_app.extensions["cribcam.live"].open(_session_field(body))
     session.play = PlayWatch(table)
     return jsonify(session=session_id, play=_play_state(session.play, []), frame_side=FRAME_SIDE)
 
@@ -142,9 +142,13 @@ def play_go():
         ``{"session", "event", "play"}``; 404 when the session watches no play.
     """
     body = api.json_body('{"session": "...", "player": "Ann"}')
-    session_id, session = _playing(body.get("session"))
+    session_id, session = _playing(_session_field(body))
     player = body.get("player") or session.play.table.turn
-    event = session.play.go(str(player))
+    if player not in session.play.table.players:
+        # Said at once, never kept among the play's events (a name of any length each time).
+        raise api.BadRequest(f'"player" must be one of the players '
+                             f'({", ".join(session.play.table.players)}), or none for whose turn it is')
+    event = session.play.go(player)
     return jsonify(session=session_id, event=event, play=_play_state(session.play, [event]))
 
 
@@ -160,7 +164,7 @@ def play_fix():
     from cribcam.game.table_play import PlayRefused
 
     body = api.json_body('{"session": "...", "card": "6H", "named": "9H"}')
-    session_id, session = _playing(body.get("session"))
+    session_id, session = _playing(_session_field(body))
     try:
         session.play.fix(str(body.get("card") or ""), str(body.get("named") or ""))
     except PlayRefused as exc:
@@ -176,7 +180,16 @@ def stop_play():
     return jsonify(session=session_id, stopped=True)
 
 
-def _playing(session_id):
+def _session_field(body: dict) -> str | None:
+    """The body's ``"session"``: the id an earlier answer gave, or none; 400 for any other
+    kind of value (a list or an object is no id)."""
+    session_id = body.get("session")
+    if session_id is not None and not isinstance(session_id, str):
+        raise api.BadRequest('"session" must be the id an earlier answer gave, as a string')
+    return session_id
+
+
+def _playing(session_id: str | None):
     from werkzeug.exceptions import NotFound
 
     sessions = current_app.extensions["cribcam.live"]

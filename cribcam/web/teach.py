@@ -209,8 +209,11 @@ def add_photo():
 
 
 def _unique_name(filename: str | None, session: Session) -> str:
-    """The photo's file name, made unique in the session (phones name every photo image.jpg)."""
-    name = Path(filename or "photo.jpg").name or "photo.jpg"
+    """The photo's file name, made unique in the session (phones name every photo image.jpg).
+    It only names the photo on the page: what cannot be shown (a NUL, a control character)
+    is left out, and a name past 100 characters is cut."""
+    name = "".join(char for char in Path(filename or "").name if char.isprintable())[:100]
+    name = name.strip() or "photo.jpg"
     taken = {photo.name for photo in session.photos.values()}
     stem, suffix = Path(name).stem, Path(name).suffix
     k = 1
