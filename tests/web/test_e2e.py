@@ -433,6 +433,28 @@ def test_photo_the_server_cannot_read_shows_the_503_message(open_page):
     tab.shot("08b-photo-503-desktop")
 
 
+@pytest.mark.parametrize("forget", ["New hand", "Count"])
+def test_a_hand_forgotten_while_its_photo_is_read_stops_the_spinner(open_page, forget):
+    # "New hand", or a typed hand counted, before the reading's answer: the spinner stayed.
+    page = open_page(create_app({"TESTING": True}, reader=StubReader())).page
+    held = []
+    page.route("**/api/read", lambda route: held.append(route))
+    page.set_input_files("#file-input", str(DATA / "webcam-5-cards.jpg"))
+    wait_for_request(page, held)
+    expect(page.locator("body.reading")).to_have_count(1)
+    if forget == "New hand":
+        page.click("#clear-button")
+    else:
+        type_cards(page, "5H 5C 5S JD 5D")
+        expect(total(page)).to_have_text("29")
+    expect(page.locator("body.reading")).to_have_count(0)
+    expect(page.locator("#photo-status")).to_have_text("")
+    held[0].continue_()  # the stale answer comes, and changes nothing
+    page.wait_for_load_state("networkidle")
+    expect(page.locator("body.reading")).to_have_count(0)
+    expect(page.locator("#photo-figure")).to_be_hidden()
+
+
 def test_a_file_that_is_not_a_photo_is_explained(open_page):
     page = open_page(create_app({"TESTING": True}, reader=StubReader())).page
     page.set_input_files("#file-input", files=[{"name": "hand.jpg", "mimeType": "image/jpeg",

@@ -22,7 +22,8 @@ function setPhotoStatus(text, isError) {
 }
 
 function clearPhoto() {
-  readSeq++;
+  readSeq++; // a reading still on its way is dropped: its answer is for a hand forgotten,
+  body.classList.remove("reading"); // and its spinner goes with it
   setPhotoStatus("");
   $("photo-figure").hidden = true;
   $("photo-count").hidden = true;
