@@ -104,7 +104,7 @@ def cards_from_corners(found: Detections, conf: float = 0.25, expected: int | No
     else:
         left_out = _keep_at_most(cards, found, expected)
         if left_out:
-            problems.append(_more_than_expected(expected, [CARD_CODES[card.class_id] for card in left_out]))
+            problems.append(_more_than_expected(expected, [str(card) for card in left_out]))
         if index_like is not None:
             _fill(cards, found, expected, np.flatnonzero(index_like & (found.confidence < conf)))
         if at_most:
@@ -176,20 +176,40 @@ def face(corners: np.ndarray) -> np.ndarray:
     return np.concatenate([lo + inset, hi - inset])
 
 
-def _keep_at_most(cards: list[_Card], found: Detections, expected: int) -> list[_Card]:
+@dataclass(frozen=True)
+class _Left:
+    """A card read surely and left out of a count: its code, and how, when it went into
+    another card rather than out of the photo's cards."""
+
+    code: str
+    how: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.code} ({self.how})" if self.how else self.code
+
+
+def _keep_at_most(cards: list[_Card], found: Detections, expected: int) -> list[_Left]:
     """Cuts ``cards`` to ``expected``: likeliest flips merged first, then the least supported
-    card given to a card it can be another corner of, or dropped. Returns the cards dropped
-    that were read surely: cards in view beyond the count, not misreadings."""
+    card given to a card it can be another corner of, or dropped. Returns the cards read
+    surely that are gone: dropped (cards in view beyond the count, not misreadings), or read
+    surely with a suit that a merge into a card of the same rank took away."""
     left_out = []
     while len(cards) > expected:
         pair = _likeliest_flip(cards, found)
         if pair is not None:
-            _merge(cards, found, *pair)
+            keep, drop = pair
+            before = CARD_CODES[keep.class_id], CARD_CODES[drop.class_id]
+            surely = _read_surely(drop, found, [c for c in cards if c is not drop])
+            _merge(cards, found, keep, drop)
+            if surely and before[0] != before[1]:
+                # A suit read surely is gone into another card: said, as a card left out is.
+                left_out.append(_Left(before[1], f"taken for another corner of the "
+                                                 f"{CARD_CODES[keep.class_id]}"))
             continue
         drop = min(cards, key=lambda c: (not c.guessed, _evidence(found, c.boxes, c.class_id)))
         cards.remove(drop)
         if _read_surely(drop, found, cards):
-            left_out.append(drop)
+            left_out.append(_Left(CARD_CODES[drop.class_id]))
             continue
         partners = [c for c in cards if len(c.boxes) + len(drop.boxes) <= 4
                     and all(_could_be_same_card(found, c.boxes, box) for box in drop.boxes)]

@@ -102,3 +102,15 @@ def test_a_deck_taught_on_another_classifier_is_said_as_the_decks_to_teach_again
     with pytest.raises(UsageError) as said:
         open_reader(shipped_models, "kitchen")
     assert str(said.value).startswith(f"the deck at {tmp_path} was taught on another card classifier")
+
+
+def test_a_card_in_view_beyond_a_count_given_is_said(shipped_models):
+    # A crib of five-card cribbage is 4 cards with the starter named: of the photo's five,
+    # the QS (read at 0.86) went into the QH as its other corner, and nothing said so.
+    done = cribcam("read", str(PHOTO), "--starter", "5D", "--crib", "--variant", "five-card",
+                   "--model", str(shipped_models))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].startswith("Cards read: AC (")
+    assert ("Problem: more cards in view than the 4 expected: the QS (taken for another corner "
+            "of the QH) was left out; take away the extra cards or fix the misread ones"
+            ) in done.stdout.splitlines()
