@@ -297,6 +297,11 @@ class Game:
         return line
 
     def _irregularity(self, entry: Irregularity) -> Line:
+        if entry.kind == "peg" and self.deal is None:
+            # A hand or a crib may be dealt wrong before the starter is cut (the deal's entry);
+            # nobody pegs before it.
+            raise GameError(f"nobody pegs before the first deal: a peg irregularity comes "
+                            f"after it, and {self._expecting()}")
         offender = self.setup.player(entry.player)
         taker = self.setup.player(entry.by) if entry.by else self.setup.next_opponent(offender)
         entry = replace(entry, player=offender, by=entry.by and taker)

@@ -459,7 +459,8 @@ def status(game: Game) -> str:
         return f"{game.setup.side_name(game.winner)} won ({', '.join(kinds)})"
     step = game.expecting()
     if step["step"] == "deal":
-        return "not started" if game.deal is None else f"{step['player']} to deal"
+        # An irregularity of a hand dealt wrong may come before the first deal's entry.
+        return "not started" if not game.log else f"{step['player']} to deal"
     what = {"play": "the play", "show": f"{step['player']}'s {'crib' if step['crib'] else 'hand'}"}
     return f"deal {game.deal.number}: {what[step['step']]} next"
 

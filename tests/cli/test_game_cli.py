@@ -255,7 +255,7 @@ def test_an_overlong_name_is_not_repeated_whole(capsys, db):
     status, out, err = run(capsys, "game", "new", "--players", "Ann", "x" * 5000, "--db", db)
     assert (status, out) == (2, "")
     assert err == ("cribcam game: error: 'xxxxxxxxxxxxxxxxxxxx…' is not a usable name: 1 to 20 "
-                   "characters, no spaces, ':' or '='\n")
+                   "printable characters, no spaces, ':' or '='\n")
 
 
 @pytest.mark.parametrize("command", [["game", "new"], ["game", "list"], ["serve"]])

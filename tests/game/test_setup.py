@@ -59,7 +59,7 @@ def test_an_overlong_name_is_refused_without_repeating_it_all():
     with pytest.raises(GameError) as refused:
         Setup(("Ann", pasted))
     assert str(refused.value) == ("'xxxxxxxxxxxxxxxxxxxx…' is not a usable name: 1 to 20 "
-                                  "characters, no spaces, ':' or '='")
+                                  "printable characters, no spaces, ':' or '='")
     with pytest.raises(GameError) as refused:
         Setup(("Ann", "Bob")).player(pasted)
     assert str(refused.value) == "'xxxxxxxxxxxxxxxxxxxx…' is not a player of this game (Ann, Bob)"

@@ -444,6 +444,22 @@ def test_an_entry_in_the_middle_is_undone_when_the_rest_still_fits():
         undo(Setup(("A", "B")), [])
 
 
+def test_undoing_the_deal_leaves_a_game_the_rules_allow_or_is_refused():
+    # A hand dealt wrong may be said before the starter (the deal's entry): the deal undone,
+    # the game waits for its deal, 2 pegged for the misdeal, and is listed so (not "not
+    # started" at 0-2). Nobody pegs before the first deal: that undo is refused.
+    from cribcam.game.store import status
+
+    game, kept = undo(Setup(("A", "B")), [deal("5S"), irregularity("A", "hand")], 1)
+    assert (kept, game.scores, status(game)) == ([irregularity("A", "hand")], [0, 2], "A to deal")
+    with pytest.raises(GameError, match=r"entry 1 cannot be undone on its own: without it, entry "
+                                        r"2 no longer fits \(nobody pegs before the first deal: "
+                                        r"a peg irregularity comes after it, and next is A's "
+                                        r"deal\)"):
+        undo(Setup(("A", "B")), [deal("5S"), irregularity("A", "peg")], 1)
+    assert status(Game(Setup(("A", "B")))) == "not started"
+
+
 def test_players_are_named_by_their_initials_when_no_one_else_shares_them():
     setup = Setup(("Ann", "Bob"))
     assert (setup.player("Ann"), setup.player("b"), setup.player("ANN")) == ("Ann", "Bob", "Ann")

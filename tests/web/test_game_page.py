@@ -281,7 +281,7 @@ def test_a_new_game_refused_says_why_in_the_same_words_for_a_count_and_for_names
     for players, said in [("1", f"1 player: {played_by}"), ("7", f"7 players: {played_by}"),
                           ("A B C D E F G", f"7 players: {played_by}"),
                           ("Ann " + "x" * 5000, "'xxxxxxxxxxxxxxxxxxxx…' is not a usable name: "
-                                                "1 to 20 characters, no spaces, ':' or '='")]:
+                                                "1 to 20 printable characters, no spaces, ':' or '='")]:
         page.fill("#players", players)
         page.click("#new-form button[type=submit]")
         expect(page.locator("#new-error")).to_have_text(said)
