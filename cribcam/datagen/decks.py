@@ -35,6 +35,7 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
+from cribcam.bundled import DATASETS_DIR
 from cribcam.datagen.corners import CORNER_VERSION, CornerError, locate_corners
 
 # Re-exported: card codes in the classifier's order, suit-major, ace first ("AC" ... "KS").
@@ -54,8 +55,8 @@ __all__ = [
     "package_licence",
 ]
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-MANIFEST_PATH = REPO_ROOT / "datasets" / "decks.json"
+REPO_ROOT = Path(__file__).resolve().parents[2]  # a checkout's: the data build's cache is in it
+MANIFEST_PATH = DATASETS_DIR / "decks.json"
 
 # Bump when the rendered PNGs change, so stale caches are rebuilt.
 RENDER_VERSION = 1

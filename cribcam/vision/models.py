@@ -1,14 +1,16 @@
 """Where the reader's two models live, and how an ONNX model is opened.
 
 A reader needs two files in one folder: ``finder.onnx`` (where the indices are) and
-``classifier.onnx`` (which card each index shows). The bundled ones are in ``models/``.
+``classifier.onnx`` (which card each index shows). The bundled ones are in ``models/``
+(``cribcam.bundled.MODELS_DIR``, wherever cribcam is installed).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
+from cribcam.bundled import MODELS_DIR
+
 FINDER_FILE = "finder.onnx"
 CLASSIFIER_FILE = "classifier.onnx"
 RANK_READER_FILE = "rank_reader.onnx"  # the pretrained text recognizer (vision.rank_reader)

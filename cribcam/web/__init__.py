@@ -12,18 +12,17 @@ from __future__ import annotations
 
 import io
 import logging
-from pathlib import Path
 from urllib.parse import urlsplit
 
 from flask import Flask, Request, current_app, has_request_context, jsonify, make_response, request
 from werkzeug.exceptions import BadRequest, Forbidden, HTTPException
 
+from cribcam.bundled import WEB_DIR
 from cribcam.vision.decks import DeckError, check_name
 from cribcam.vision.images import DEFAULT_MAX_PIXELS, DEFAULT_MAX_SIDE
 from cribcam.web.pages import error_page
 from cribcam.web.reader_slot import ModelUnavailable, ReaderSlot
 
-WEB_DIR = Path(__file__).resolve().parents[2] / "web"
 MAX_UPLOAD_BYTES = 12 * 1024 * 1024
 DECK_COOKIE = "cribcam-deck"  # the taught deck a browser chose on the photo page ("": the bundled one)
 
