@@ -116,8 +116,12 @@ def run(args) -> int:
         return 0
     for line in teach.taught_sentences(deck.record):
         print(line[0].upper() + line[1:])
-    print(f"Taught the deck {deck.name} in {deck.record['seconds']:.0f} s, kept in {deck.folder}; "
-          f"read with it: cribcam read PHOTO --deck {deck.name}")
+    if teach.reads_better(deck.record):
+        use = f"read with it: cribcam read PHOTO --deck {deck.name}"
+    else:  # as the teach page then keeps the browser's deck as it was
+        use = (f"it did not read the cards held back better than cribcam untaught, so reading "
+               f"without --deck stays the better choice (to try it: cribcam read PHOTO --deck {deck.name})")
+    print(f"Taught the deck {deck.name} in {deck.record['seconds']:.0f} s, kept in {deck.folder}; {use}")
     return 0
 
 

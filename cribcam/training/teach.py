@@ -465,6 +465,15 @@ def _on_photos(classifier, photos: Path, boxes: list[tuple[str, list, str]]) -> 
     return np.array(right, bool), np.array(sure)
 
 
+def reads_better(record: dict) -> bool:
+    """Whether the lesson measured better than cribcam untaught on the cards held back from it,
+    on enough of them to tell (``FEW_CHECKED``): only then is the deck offered as the one to
+    read with by default (the teach page makes it the browser's deck). A deck that read no
+    better, or was not measured, is kept and may be chosen, never pressed on the player."""
+    deck = record["checks"].get("deck")
+    return bool(deck) and deck["crops"] >= FEW_CHECKED and deck["taught"] > deck["default"]
+
+
 def taught_sentences(record: dict) -> list[str]:
     """What a deck's teaching found, in words for the player: the deck's lettering, then the
     checks after teaching (``deck.json``'s record)."""

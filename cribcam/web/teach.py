@@ -77,13 +77,14 @@ class Job:
     record: dict | None = None
 
     def as_json(self) -> dict:
-        from cribcam.training.teach import taught_sentences
+        from cribcam.training.teach import reads_better, taught_sentences
 
         status = {"name": self.name, "stage": self.stage, "done": round(self.done, 1), "total": round(self.total, 1),
                   "left": round(max(0.0, self.total - self.done)), "error": self.error}
         if self.record is not None:
             status["checks"] = taught_sentences(self.record)
             status["seconds"] = self.record["seconds"]
+            status["reads_better"] = reads_better(self.record)  # the page makes it the default only then
         return status
 
 
@@ -341,7 +342,8 @@ def _teach(job: Job, photos: list, models, settings, letters: dict) -> None:
 @bp.get("/api/teach/status")
 def status():
     """The teaching of this session: ``{"name", "stage", "done", "total", "left", "error"}``,
-    and once done ``"checks"`` (sentences) and ``"seconds"``."""
+    and once done ``"checks"`` (sentences), ``"seconds"`` and ``"reads_better"`` (the lesson
+    measured better than untaught on the cards held back: ``training.teach.reads_better``)."""
     _, session = _teachings().session(request.args.get("session"))
     if session.job is None:
         raise NotFound("nothing is being taught in this session")

@@ -236,6 +236,19 @@ def test_the_check_on_what_was_held_back_is_said_with_its_numbers_and_when_too_f
     assert teach.check_sentences(checks)[0] == said
 
 
+@pytest.mark.parametrize("deck, better", [
+    ({"crops": 12, "held_back": "photos", "photos": 2, "taught": 0.75, "default": 0.5}, True),
+    # the gold deck of issue 45: no better on the cards held back, then worse with --deck
+    ({"crops": 12, "held_back": "photos", "photos": 2, "taught": 0.5, "default": 0.5}, False),
+    ({"crops": 12, "held_back": "photos", "photos": 2, "taught": 0.4, "default": 0.5}, False),
+    ({"crops": 3, "held_back": "photos", "photos": 1, "taught": 1.0, "default": 0.3333}, False),  # too few
+    (None, False),  # nothing held back: not measured
+])
+def test_a_deck_is_offered_as_the_default_only_when_it_measured_better(deck, better):
+    checks = {"training_designs": {"crops": 530, "taught": 0.91, "default": 0.91}}
+    assert teach.reads_better({"checks": {**checks, **({"deck": deck} if deck else {})}}) is better
+
+
 def test_a_corner_is_held_back_whenever_a_card_shows_two():
     from cribcam.training.teach import _hold_back
 

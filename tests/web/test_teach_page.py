@@ -11,6 +11,7 @@ import sys
 import cv2
 import pytest
 
+from cribcam.training.teach import reads_better
 from cribcam.vision.decks import DATA_ENV, list_decks
 from cribcam.web import create_app, reader_slot, teach
 
@@ -98,10 +99,16 @@ def test_teach_a_deck_on_the_page_then_read_with_it(browser, teaching_server, la
     tab.shot("teach-02-taught")
     (deck,) = list_decks()
     assert deck.name == "page-deck" and "AS" in deck.record["cards"] and "AC" not in deck.record["cards"]
+    # It becomes the browser's deck only when it measured better than untaught (issue 45).
+    better = reads_better(deck.record)
+    expect(page.locator("#train-default")).to_contain_text(
+        "This browser now reads with page-deck" if better else "This browser keeps reading as it did")
 
     page.goto(server.url + "/")
     expect(page.locator("body.ready")).to_have_count(1)
-    expect(page.locator("#deck-choice")).to_have_value("page-deck")
+    expect(page.locator("#deck-choice")).to_have_value("page-deck" if better else "")
+    if not better:
+        page.select_option("#deck-choice", "page-deck")  # the player's own choice
     page.set_input_files("#file-input", str(DATA / "webcam-5-cards.jpg"))
     expect(page.locator("#photo-figure")).to_be_visible(timeout=30_000)
     assert "page-deck" in reader_slot(app)._decks  # the photo was read with the taught deck

@@ -361,8 +361,16 @@ function taught(data) {
     return li;
   }));
   $("train-checks").hidden = false;
-  // From now on this browser reads with the new deck, here and on the photo and live pages.
-  document.cookie = `${DECK_COOKIE}=${encodeURIComponent(data.name)}; path=/; SameSite=Strict; max-age=31536000`;
+  // Only a lesson measured better than untaught becomes this browser's deck (here and on the
+  // photo and live pages); one that is not stays to be chosen, and is said so.
+  if (data.reads_better) {
+    document.cookie = `${DECK_COOKIE}=${encodeURIComponent(data.name)}; path=/; SameSite=Strict; max-age=31536000`;
+  }
+  $("train-default").textContent = data.reads_better
+    ? `This browser now reads with ${data.name}, here and on the photo and live pages.`
+    : `This browser keeps reading as it did: ${data.name} did not read the cards held back better than cribcam untaught. `
+      + "Choose it on the photo page to read with it anyway.";
+  $("train-default").hidden = false;
   $("try-deck").textContent = data.name;
   $("try").hidden = false;
 }
@@ -375,6 +383,7 @@ async function readWithDeck(file) {
   $("photo-status").textContent = "Reading the cards…";
   const form = new FormData();
   form.append("image", file, file.name || "hand.jpg");
+  form.append("deck", $("try-deck").textContent); // the deck just taught, default or not
   form.append("variant", state.variant);
   form.append("crib", String(state.crib));
   const { ok, data } = await send("/api/read", { method: "POST", body: form });
