@@ -52,6 +52,24 @@ def test_a_python_without_venv_says_what_to_install(tmp_path):
     assert not (tmp_path / "venv").exists()
 
 
+def test_a_python_named_by_a_path_that_is_not_there_is_said_as_a_path(tmp_path):
+    result = run(LAUNCHER, tmp_path, "/usr/bin/python3.99", "count", "5H", "5C", "5S", "JD", "--starter", "5D")
+    assert result.returncode == 1
+    assert "no Python at /usr/bin/python3.99: name a Python 3.10 or newer" in result.stderr
+    assert "on the PATH" not in result.stderr
+
+
+def test_a_python_asked_for_after_the_environment_was_made_with_another_is_said(tmp_path, installed_venv):
+    venv = installed_venv("")
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\nversion = 3.10.1\n")
+    result = run(ENSURE_VENV, tmp_path, sys.executable, "")
+    assert result.returncode == 0, result.stderr
+    asked = ".".join(map(str, sys.version_info[:3]))
+    assert result.stderr == (f"cribcam: {venv} was made with Python 3.10.1, so {sys.executable} (Python "
+                             f"{asked}) is not used: PYTHON chooses the Python of a new environment; "
+                             f"rm -rf {venv}, then run again to make it with {sys.executable}\n")
+
+
 @pytest.fixture
 def installed_venv(tmp_path):
     """An environment stamped as installed, whose python fails anything but a start-up check

@@ -235,7 +235,10 @@ def _more_than_expected(expected: int, left_out: list[str]) -> str:
     cards are in view: of a spread of 25, a count of 5 leaves most out unsurely, as one corner
     among others' faces.)"""
     if len(left_out) > MORE_NAMED:
-        return (f"more cards in view than the {expected} expected: {len(left_out)} were left out; "
+        # Only the cards read surely are counted: more may lie in view, read as one corner
+        # among others' faces, and a number said as all of them would be wrong (issue 45).
+        return (f"more cards in view than the {expected} expected: {len(left_out)} read surely "
+                f"were left out; "
                 f"photograph only the cards to count, or fix the misread ones")
     named = " and the ".join(sorted(left_out))
     return (f"more cards in view than the {expected} expected: the {named} "

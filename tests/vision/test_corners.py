@@ -130,8 +130,8 @@ def test_a_card_read_surely_beyond_the_count_is_said_and_keeps_its_corners():
     spread = [box for i, code in enumerate(["2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D"])
               for box in card(100 + 300 * i, 100, code, 0.9 - 0.01 * i)]
     _, problems = cards_from_corners(detections(*spread), expected=4)
-    assert problems == ["more cards in view than the 4 expected: 4 were left out; "
-                        "photograph only the cards to count, or fix the misread ones"]
+    assert problems == ["more cards in view than the 4 expected: 4 read surely were left "
+                        "out; photograph only the cards to count, or fix the misread ones"]
 
 
 def test_two_cards_of_one_rank_and_colour_a_cards_corners_apart_are_asked_about():

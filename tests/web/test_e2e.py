@@ -433,6 +433,16 @@ def test_photo_the_server_cannot_read_shows_the_503_message(open_page):
     tab.shot("08b-photo-503-desktop")
 
 
+def test_a_claim_checked_before_any_card_says_it_waits_for_the_cards(open_page):
+    page = open_page().page
+    claim(page, 12)  # pressing Check did nothing at all
+    expect(page.locator("#count-error")).to_have_text(
+        "The claim of 12 is checked once there are cards: type them, or read a photo.")
+    type_cards(page, "5H 5C 5S JD 5D")
+    expect(page.locator("#count-error")).to_be_hidden()
+    expect(page.locator("#verdict")).to_have_attribute("data-verdict", "muggins")
+
+
 @pytest.mark.parametrize("forget", ["New hand", "Count"])
 def test_a_hand_forgotten_while_its_photo_is_read_stops_the_spinner(open_page, forget):
     # "New hand", or a typed hand counted, before the reading's answer: the spinner stayed.

@@ -176,7 +176,9 @@ async function refresh() {
   const seq = ++refreshSeq;
   renderChips();
   if (!state.hand.length && !state.starter) {
-    showCount(null);
+    // A claim with no cards is said to wait for them, not dropped without a word.
+    showCount(null, state.claim === null ? undefined
+      : `The claim of ${state.claim} is checked once there are cards: type them, or read a photo.`, true);
     return null;
   }
   if (!state.starter) {
