@@ -128,20 +128,30 @@ def run(args) -> int:
 def _ask(question) -> str | None:
     """What the deck prints for the question's rank, as the player answers at the terminal: y
     (what it looks like), n (the standard letter) or the letter itself; for a letter that reads
-    as none (``question.text`` None), y (the standard letter) or the letter. None without an
-    answer."""
+    as none (``question.text`` None), y (the standard letter), the letter it read most like, or
+    any letter. Asked again until answered: no letter is taught for a bare Enter. None at the
+    end of the input."""
     from cribcam.training.alphabet import printed_as_rank
 
-    choices = "y, or the letter it prints" if question.text is None else "y/n, or the letter it prints"
-    try:
-        answer = input(f"{question.said[0].upper()}{question.said[1:]} [{choices}] ").strip()
-    except EOFError:
-        return None
-    if question.text is None and answer.lower() in ("y", "yes"):
-        return question.standard
-    if question.text is not None and answer.lower() in ("y", "yes", "n", "no"):
-        return question.text if answer.lower().startswith("y") else question.standard
-    return answer if printed_as_rank(answer, question.rank) else None
+    if question.text is not None:
+        choices = "y/n, or the letter it prints"
+    elif question.closest:
+        choices = f"{question.closest}, {question.standard}, or the letter it prints"
+    else:
+        choices = "y, or the letter it prints"
+    prompt = f"{question.said[0].upper()}{question.said[1:]} [{choices}] "
+    while True:
+        try:
+            answer = input(prompt).strip()
+        except EOFError:
+            return None
+        if question.text is None and not question.closest and answer.lower() in ("y", "yes"):
+            return question.standard
+        if question.text is not None and answer.lower() in ("y", "yes", "n", "no"):
+            return question.text if answer.lower().startswith("y") else question.standard
+        if answer and printed_as_rank(answer, question.rank):
+            return answer
+        prompt = f"Answer {choices}: "
 
 
 def _stated_letters(given: list[str]) -> dict[str, str]:

@@ -74,13 +74,16 @@ class LetterQuestion:
     Attributes:
         rank: the rank (``RANKS`` letter).
         text: what its indices look like they print ("V"); None when they read as no letter the
-            recognizer can spell (the player names it).
+            recognizer can spell clearly (the player names it).
         learnt: whether it is taught so unless the player says otherwise.
+        closest: with ``text`` None, the letter they read most like, when it is another than
+            the standard one (a Dutch queen's V, read unclearly): offered as a choice.
     """
 
     rank: str
     text: str | None
     learnt: bool
+    closest: str | None = None
 
     @property
     def standard(self) -> str:
@@ -92,6 +95,9 @@ class LetterQuestion:
 
     @property
     def said(self) -> str:
+        if self.text is None and self.closest:
+            return (f"the {self.name}'s letter reads unclearly, most like {self.closest}: does your "
+                    f"deck print {self.closest} for the {self.name}, {self.standard}, or another letter?")
         if self.text is None:
             return (f"the {self.name}'s letter reads as none cribcam can spell: does your deck print "
                     f"{self.standard} for the {self.name}, or which letter?")
@@ -100,7 +106,7 @@ class LetterQuestion:
 
     def as_json(self) -> dict:
         return {"rank": self.rank, "name": self.name, "text": self.text, "standard": self.standard,
-                "learnt": self.learnt, "said": self.said}
+                "learnt": self.learnt, "closest": self.closest, "said": self.said}
 
 
 def learn_texts(reader: RankReader, photos: Path, labels: dict, stated: dict[str, str] | None = None
@@ -146,7 +152,8 @@ def letter_questions(likeliest: dict[str, RankText]) -> list[LetterQuestion]:
         if own and ASK_FROM <= read.margin < SURE:
             questions.append(LetterQuestion(rank, read.text, learnt=read.margin >= MARGIN))
         elif (not own or read.margin < ASK_FROM) and read.standard_fit < UNSPELT_BELOW:
-            questions.append(LetterQuestion(rank, None, learnt=False))
+            closest = read.text if own and read.text != RANK_TEXTS[RANKS.index(rank)] else None
+            questions.append(LetterQuestion(rank, None, learnt=False, closest=closest))
     return questions
 
 

@@ -158,27 +158,35 @@ def test_off_a_terminal_the_bar_shows_the_first_and_last_of_training_however_qui
     assert [line.split("]")[1].split()[0] for line in lines[1:-1]] == ["25%", "100%"]
 
 
-def test_a_letter_question_at_a_terminal_takes_yes_no_or_nothing(monkeypatch):
+def _answers(monkeypatch, *given) -> list[str]:
+    """The terminal answers ``given`` in turn (EOFError: the input ends); returns the prompts."""
+    prompts, left = [], list(given)
+
+    def reply(prompt):
+        prompts.append(prompt)
+        answer = left.pop(0)
+        if answer is EOFError:
+            raise EOFError
+        return answer
+    monkeypatch.setattr("builtins.input", reply)
+    return prompts
+
+
+def test_a_letter_question_at_a_terminal_takes_yes_no_or_a_letter_and_asks_again_otherwise(monkeypatch):
     from cribcam.cli.teach import _ask
     from cribcam.training.alphabet import LetterQuestion
 
     question = LetterQuestion("Q", "V", learnt=True)
-    asked = []
-
-    def answer(given):
-        def reply(prompt):
-            asked.append(prompt)
-            if given is EOFError:
-                raise EOFError
-            return given
-        return reply
-
-    for given, meant in [("y", "V"), ("Yes", "V"), ("n", "Q"), ("D", "D"), ("", None), ("maybe", None),
-                         ("1", None), (EOFError, None)]:  # a queen's letter is a letter
-        monkeypatch.setattr("builtins.input", answer(given))
+    for given, meant in [("y", "V"), ("Yes", "V"), ("n", "Q"), ("D", "D"), (EOFError, None)]:
+        _answers(monkeypatch, given)
         assert _ask(question) == meant, given
-    assert asked[0] == ("The queen's letter looks like V: does your deck print V for the queen, not Q? "
-                        "[y/n, or the letter it prints] ")
+    # Enter, words and a queen's "1" teach nothing: asked again until answered (issue 45)
+    prompts = _answers(monkeypatch, "", "maybe", "1", "V")
+    assert _ask(question) == "V"
+    assert prompts == ["The queen's letter looks like V: does your deck print V for the queen, not Q? "
+                       "[y/n, or the letter it prints] "] + ["Answer y/n, or the letter it prints: "] * 3
+    _answers(monkeypatch, "", EOFError)
+    assert _ask(question) is None  # the input ends: said as not sure by the caller
 
 
 def test_a_letter_that_reads_as_none_is_asked_for_at_a_terminal(monkeypatch):
@@ -186,16 +194,27 @@ def test_a_letter_that_reads_as_none_is_asked_for_at_a_terminal(monkeypatch):
     from cribcam.training.alphabet import LetterQuestion
 
     question = LetterQuestion("Q", None, learnt=False)  # a Russian queen's Д: no letter the recognizer spells
-    asked = []
-
-    def reply(given):
-        def answer(prompt):
-            asked.append(prompt)
-            return given
-        return answer
-
-    for given, meant in [("y", "Q"), ("Д", "Д"), ("n", None), ("", None), ("дд", None)]:
-        monkeypatch.setattr("builtins.input", reply(given))
+    for given, meant in [("y", "Q"), ("Д", "Д")]:
+        _answers(monkeypatch, given)
         assert _ask(question) == meant, given
-    assert asked[0] == ("The queen's letter reads as none cribcam can spell: does your deck print Q for the "
-                        "queen, or which letter? [y, or the letter it prints] ")
+    prompts = _answers(monkeypatch, "n", "", "дд", "Д")
+    assert _ask(question) == "Д"
+    assert prompts[0] == ("The queen's letter reads as none cribcam can spell: does your deck print Q for the "
+                          "queen, or which letter? [y, or the letter it prints] ")
+    assert prompts[1:] == ["Answer y, or the letter it prints: "] * 3
+
+
+def test_a_letter_read_unclearly_offers_the_letter_it_looks_most_like(monkeypatch):
+    from cribcam.cli.teach import _ask
+    from cribcam.training.alphabet import LetterQuestion
+
+    # A Dutch queen's V, read too unclearly to be learnt: V and Q are offered, neither taken for Enter.
+    question = LetterQuestion("Q", None, learnt=False, closest="V")
+    prompts = _answers(monkeypatch, "", "V")
+    assert _ask(question) == "V"
+    assert prompts == ["The queen's letter reads unclearly, most like V: does your deck print V for the "
+                       "queen, Q, or another letter? [V, Q, or the letter it prints] ",
+                       "Answer V, Q, or the letter it prints: "]
+    _answers(monkeypatch, "Q")
+    assert _ask(question) == "Q"
+

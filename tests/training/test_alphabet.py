@@ -146,6 +146,17 @@ def test_a_letter_that_reads_as_no_text_at_all_is_asked_for():
     assert chosen_texts(likeliest, {"Q": "Д"})[11] == "Д"
 
 
+def test_a_letter_read_unclearly_but_most_like_a_spellable_one_offers_it():
+    from cribcam.training.alphabet import UNSPELT_BELOW, RankText, letter_questions
+
+    # A Dutch queen's V: Q reads badly, V better but by too little to be learnt or asked as such.
+    (asked,) = letter_questions({"Q": RankText("V", 0.5, UNSPELT_BELOW - 2)})
+    assert (asked.text, asked.closest, asked.learnt) == (None, "V", False)
+    assert asked.said == ("the queen's letter reads unclearly, most like V: does your deck print V for "
+                          "the queen, Q, or another letter?")
+    assert asked.as_json()["closest"] == "V"
+
+
 def test_a_stated_letter_wins_over_a_learnt_one_it_would_repeat():
     from cribcam.training.alphabet import RankText, chosen_texts
 

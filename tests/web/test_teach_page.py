@@ -273,9 +273,12 @@ def test_a_name_the_reader_proposes_unsurely_waits_for_the_players_word(browser,
     tab.close()
 
 
-def _lettered_layouts_to_teach(browser, teaching_server, tmp_path, alphabet: str):
+def _lettered_layouts_to_teach(browser, teaching_server, tmp_path, alphabet: str, letters: dict | None = None):
     """The teach page (desktop) with a font deck of ``alphabet``'s layouts of the clubs and
-    diamonds added, every name kept as proposed, and "Teach the deck" pressed: its tab."""
+    diamonds added, every name kept as proposed, and "Teach the deck" pressed: its tab.
+    ``letters``: the questions the server's letters check answers with, in place of its own."""
+    import json
+
     from cribcam.datagen.font_decks import font_decks
     from cribcam.training import layout
 
@@ -290,6 +293,9 @@ def _lettered_layouts_to_teach(browser, teaching_server, tmp_path, alphabet: str
     _, server = teaching_server
     tab = teach_tab(browser, server, DESKTOP)
     page = tab.page
+    if letters is not None:
+        page.route("**/api/teach/letters", lambda route: route.fulfill(
+            status=200, content_type="application/json", body=json.dumps(letters)))
     page.fill("#deck-name", f"{alphabet}-deck")
     page.set_input_files("#teach-input", [str(f) for f in files])
     expect(page.locator(".layout-photo")).to_have_count(2, timeout=60_000)
@@ -328,6 +334,25 @@ def test_letters_teaching_is_unsure_of_are_asked_before_it_teaches(browser, teac
     expect(page.locator("#try")).to_be_visible(timeout=180_000)
     (deck,) = list_decks()
     assert {rank: deck.record["rank_texts"][rank] for rank in "AJQK"} == {"A": "1", "J": "B", "Q": "Q", "K": "R"}
+    tab.close()
+
+
+def test_a_letter_read_unclearly_offers_the_letter_it_looks_most_like(browser, teaching_server, tmp_path):  # noqa: F811
+    """A Dutch queen's V read too unclearly to be asked as "looks like V" (issue 45: the page's
+    one-click answer was "Yes, Q"): V and Q are offered, and the deck keeps the one chosen."""
+    from cribcam.training.alphabet import LetterQuestion
+
+    asked = {"questions": [LetterQuestion("Q", None, learnt=False, closest="V").as_json()]}
+    tab = _lettered_layouts_to_teach(browser, teaching_server, tmp_path, "dutch", letters=asked)
+    page = tab.page
+    question = page.locator(".letter-question")
+    expect(question).to_contain_text("The queen's letter reads unclearly, most like V: does your deck print V "
+                                     "for the queen, Q, or another letter?", timeout=60_000)
+    expect(question.get_by_role("button")).to_have_text(["V", "Q", "Another letter"])
+    question.get_by_role("button", name="V", exact=True).click()
+    expect(page.locator("#try")).to_be_visible(timeout=180_000)
+    (deck,) = list_decks()
+    assert deck.record["rank_texts"]["Q"] == "V"
     tab.close()
 
 

@@ -275,7 +275,8 @@ async function train() {
 
 // "The queen's letter looks like V: does your deck print V for the queen, not Q?" Yes, no, or
 // the letter the deck prints, typed; the last answer teaches. A letter that reads as none
-// (q.text null: a Russian queen's Д) is the standard one (yes) or the one typed.
+// (q.text null: a Russian queen's Д) is the standard one (yes) or the one typed; one read most
+// like another letter (q.closest) offers that letter and the standard one.
 function askLetters(questions) {
   const answers = {};
   const answered = (q, answer, chosen, choices) => {
@@ -298,9 +299,10 @@ function askLetters(questions) {
       b.textContent = label;
       return b;
     };
-    const plain = q.text === null
-      ? [[`Yes, ${q.standard}`, q.standard]]
-      : [[`Yes, ${q.text}`, q.text], [`No, ${q.standard}`, q.standard]];
+    // A letter read unclearly but most like another (a Dutch queen's V) is offered first.
+    const plain = q.text !== null ? [[`Yes, ${q.text}`, q.text], [`No, ${q.standard}`, q.standard]]
+      : q.closest ? [[q.closest, q.closest], [q.standard, q.standard]]
+        : [[`Yes, ${q.standard}`, q.standard]];
     const choices = [...plain.map(([label]) => button(label)), button("Another letter")];
     plain.forEach(([, answer], k) => choices[k].addEventListener("click", () => answered(q, answer, choices[k], choices)));
     const other = choices[choices.length - 1];
