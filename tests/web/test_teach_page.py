@@ -96,7 +96,14 @@ def test_teach_a_deck_on_the_page_then_read_with_it(browser, teaching_server, la
     expect(page.locator("#train-checks li").first).to_contain_text("Its indices read ")
     expect(page.locator("#train-checks li").nth(1)).to_contain_text("your deck now reads ")
     expect(page.locator("#train-left")).to_contain_text("Taught the deck page-deck")
+    expect(page.locator("#train-button")).to_be_enabled()  # another deck may be taught (issue 45)
     tab.shot("teach-02-taught")
+    # The hand read with it shows in the panels at the top, brought into view from the button.
+    page.set_input_files("#try-input", str(DATA / "closeup-3-cards.jpg"))
+    expect(page.locator("#photo-status")).to_have_text("3 cards read with page-deck.", timeout=30_000)
+    expect(page.locator("#cards-panel")).to_be_in_viewport()
+    expect(page.locator("label[for=try-input]")).not_to_be_in_viewport()
+    tab.shot("teach-02b-read-with-it")
     (deck,) = list_decks()
     assert deck.name == "page-deck" and "AS" in deck.record["cards"] and "AC" not in deck.record["cards"]
     # It becomes the browser's deck only when it measured better than untaught (issue 45).

@@ -355,6 +355,8 @@ async function follow() {
 }
 
 function taught(data) {
+  teaching = false; // another deck may be taught from these photos, under another name
+  render();
   $("train-progress").value = 1;
   $("train-left").textContent = `Taught the deck ${data.name} in ${Math.round(data.seconds)} s.`;
   $("train-checks").replaceChildren(...data.checks.map((text) => {
@@ -396,6 +398,9 @@ async function readWithDeck(file) {
   const n = data.cards.length;
   $("photo-status").textContent = n ? `${plural(n, "card")} read with ${$("try-deck").textContent}.` : "No cards read.";
   adoptReading(data);
+  // The cards read and their count show in the panels beside (above, on a phone), far from
+  // this button below the photos taught from: brought into view.
+  $("cards-panel").scrollIntoView({ block: "start" });
 }
 
 $("teach-input").addEventListener("change", async (event) => {
