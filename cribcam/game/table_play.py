@@ -98,10 +98,28 @@ class TablePlay:
 
     def state(self) -> dict:
         """Where the play stands, for a page: the players, the dealer, whose turn, the count,
-        its cards, each player's pegs, and whether the play is over."""
-        return {"players": self.players, "dealer": self.dealer, "turn": self.turn, "count": self.count,
-                "series": [{"player": p, "card": c} for p, c in self.series], "totals": self.totals,
-                "over": self.turn is None}
+        its cards, each player's pegs, and whether the play is over. Once it is over, the count
+        it ended on and that count's cards, as they lie on the table (not a new count of none)."""
+        over = self.turn is None
+        count, series = self._final_count() if over else (self.count, self.series)
+        return {"players": self.players, "dealer": self.dealer, "turn": self.turn, "count": count,
+                "series": [{"player": p, "card": c} for p, c in series], "totals": self.totals,
+                "over": over}
+
+    def _final_count(self) -> tuple[int, list[tuple[str, str]]]:
+        """The count of the last card laid, and the cards of that count, back to its lead."""
+        laid = [step for step in self.steps if step.card is not None]
+        if not laid:
+            return 0, []
+        cards, start = [], laid[-1].count
+        for step in reversed(laid):
+            if step.count != start:
+                break
+            cards.append((step.player, step.card))
+            start -= Played.parse(step.card).value
+            if start == 0:
+                break
+        return laid[-1].count, cards[::-1]
 
     @property
     def totals(self) -> dict[str, int]:

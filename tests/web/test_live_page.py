@@ -553,6 +553,16 @@ def test_a_play_watched_from_a_game_of_the_board_pegs_into_the_game(camera_brows
         reader.show(laid)
         expect(page.locator("#play-events li")).to_have_count(len(laid))
     expect(page.locator("#play-turn")).to_have_text("The play is over.")
+    # The count it ended on, with its cards as they lie (issue 45: 0, and the cards gone).
+    expect(page.locator("#play-count")).to_have_text("12")
+    expect(page.locator("#play-series .play-card")).to_have_count(3)
+    # The list numbered from the first card (1.) up, the newest at the top.
+    assert page.evaluate("document.getElementById('play-events').reversed")
+    expect(page.locator("#play-events li").last).to_contain_text("Ann 5")
+    # On a desktop the board takes the hand's column: nothing of the page is left empty.
+    board, camera = page.locator("#play-panel").bounding_box(), page.locator("#camera-panel").bounding_box()
+    assert board["x"] >= camera["x"] + camera["width"] and abs(board["y"] - camera["y"]) < 2
+    tab.shot("live-play-over-desktop")
     expect(page.locator("#play-game-note")).to_contain_text("Pegged in the game: Ann ")
     state = client.get(f"/api/games/{game['id']}").json
     assert state["next"]["step"] == "show" and [s["score"] for s in state["sides"]] == \
@@ -566,7 +576,7 @@ def test_the_play_form_fits_a_phone_and_says_when_no_players_are_named(camera_br
     page.click("#play-form button[type=submit]")  # no players named: said on the page, before the server is asked
     expect(page.locator("#play-error")).to_have_text(
         "Name the players, in seating order, like Ann Bob (or name a game of the board).")
-    panel = page.locator("#camera-panel").bounding_box()
+    panel = page.locator("#play-panel").bounding_box()
     label = page.locator('label[for="play-players"]').bounding_box()
     assert label["height"] < 40  # on one line, above its field
     for field in ("#play-players", "#play-dealer", "#play-game"):
@@ -579,6 +589,29 @@ def test_the_play_form_fits_a_phone_and_says_when_no_players_are_named(camera_br
     page.click("#play-form button[type=submit]")
     expect(page.locator("#play-board")).to_be_visible()
     expect(page.locator("#play-error")).to_be_hidden()
+
+
+def test_on_a_phone_the_hands_count_comes_right_under_the_camera(camera_browser, live_tabs):
+    # It came under the play's form and the hand's cards, far below the camera (issue 45).
+    tab = live_tabs.open(camera_browser, create_app({"TESTING": True}, reader=CountingReader(HAND)),
+                         viewport=PHONE)
+    page = tab.page
+    expect(page.locator("#total")).to_have_text("29")
+    camera, count = page.locator("#camera-panel").bounding_box(), page.locator("#count-panel").bounding_box()
+    assert 0 < count["y"] - (camera["y"] + camera["height"]) < 20
+    assert page.locator("#play-panel").bounding_box()["y"] > count["y"]
+    tab.shot("live-count-under-camera-phone")
+
+
+def test_the_page_says_which_taught_deck_it_reads_with(camera_browser, live_tabs):
+    tab = live_tabs.open(camera_browser, create_app({"TESTING": True}, reader=CountingReader([])))
+    page = tab.page
+    expect(page.locator("#deck-note")).to_be_hidden()  # cribcam's own reader: nothing to say
+    page.route("**/api/decks", lambda route: route.fulfill(json={
+        "decks": [{"name": "kitchen", "cards": 52, "taught": None, "lettering": ""}], "chosen": "kitchen"}))
+    page.reload()
+    expect(page.locator("#deck-note")).to_have_text(
+        "Reading with your taught deck kitchen (choose another on the photo page).")
 
 
 def test_a_five_card_game_of_the_board_is_watched_with_hands_of_three(camera_browser, live_tabs, tmp_path):

@@ -3,8 +3,8 @@
 // photo, shows it with the cards read drawn on it, and hands the cards to the shared
 // counting controls (counting.js).
 import {
-  $, adoptReading, capitalise, cardText, claimsTyped, forgetReading, hideStarterChoices, plural, send, startCounting,
-  state,
+  $, adoptReading, capitalise, cardText, chooseDeck, claimsTyped, forgetReading, hideStarterChoices, plural, send,
+  startCounting, state, taughtDecks,
 } from "./counting.js";
 
 const body = document.body;
@@ -150,19 +150,12 @@ function offerNoPhotos() {
 // The taught decks (cribcam teach) to read with; the choice is kept in a cookie, so the live
 // page reads with it too.
 async function offerDecks() {
-  const { ok, data } = await send("/api/decks");
-  if (!ok) return;
-  const choose = (name) => {
-    document.cookie = `cribcam-deck=${encodeURIComponent(name)}; path=/; SameSite=Strict; max-age=31536000`;
-  };
-  const known = data.decks.some((deck) => deck.name === data.chosen);
-  // A deck removed since (the last one too): back to the bundled model, or every photo is a 404.
-  if (data.chosen && !known) choose("");
-  if (!data.decks.length) return;
+  const taught = await taughtDecks();
+  if (!taught || !taught.decks.length) return;
   const select = $("deck-choice");
-  select.append(...data.decks.map((deck) => new Option(`${deck.name} (taught)`, deck.name)));
-  select.value = known ? data.chosen : "";
-  select.addEventListener("change", () => choose(select.value));
+  select.append(...taught.decks.map((deck) => new Option(`${deck.name} (taught)`, deck.name)));
+  select.value = taught.chosen || "";
+  select.addEventListener("change", () => chooseDeck(select.value));
   $("deck-choice-box").hidden = false;
 }
 

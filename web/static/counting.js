@@ -139,6 +139,24 @@ function renderChips() {
   $("starter-chips").replaceChildren(chipButton(state.starter, "starter", null));
 }
 
+// ---- the taught deck this browser reads with -----------------------------------------------
+
+// The browser's deck is a cookie the server reads on every photo and frame (cribcam/web:
+// DECK_COOKIE); "" for cribcam's own reader.
+export function chooseDeck(name) {
+  document.cookie = `cribcam-deck=${encodeURIComponent(name)}; path=/; SameSite=Strict; max-age=31536000`;
+}
+
+// The decks taught on this server and the one this browser reads with (null: cribcam's own).
+// A deck removed since (the last one too) is forgotten: its photos would all be 404s.
+export async function taughtDecks() {
+  const { ok, data } = await send("/api/decks");
+  if (!ok) return null;
+  const known = data.decks.some((deck) => deck.name === data.chosen);
+  if (data.chosen && !known) chooseDeck("");
+  return { decks: data.decks, chosen: known ? data.chosen : null };
+}
+
 // ---- talking to the server ---------------------------------------------------------------
 
 export async function send(url, options) {

@@ -8,6 +8,7 @@
 // is spoken if the player turned sound on.
 import {
   $, adoptReading, canSpeak, capitalise, cardText, miniCards, plural, send, showWaiting, speak, startCounting, state,
+  taughtDecks,
 } from "./counting.js";
 import { isPlaying, showPlay, startPlayControls } from "./play.js";
 
@@ -404,5 +405,14 @@ startPlayControls({
   putFrameSide: setFrameSide,
 });
 watchFrames();
+// Which reader the frames are read with: a taught deck is said, as the photo page shows it.
+async function sayDeck() {
+  const taught = await taughtDecks();
+  const chosen = taught && taught.chosen;
+  $("deck-note").hidden = !chosen;
+  $("deck-note").textContent = chosen ? `Reading with your taught deck ${chosen} (choose another on the photo page).` : "";
+}
+
+sayDeck();
 document.body.classList.add("ready");
 startCamera();

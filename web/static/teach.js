@@ -4,12 +4,11 @@
 // are still missing, then has the server teach the deck (/api/teach/train) and follows it
 // (/api/teach/status). Once taught, a hand can be read with the deck right here.
 import {
-  $, adoptReading, capitalise, cardText, checkMark, hideStarterChoices, plural, send, startCounting, state,
+  $, adoptReading, capitalise, cardText, checkMark, chooseDeck, hideStarterChoices, plural, send, startCounting, state,
 } from "./counting.js";
 
 const SUIT_ORDER = ["C", "D", "H", "S"];
 const ALL_CARDS = SUIT_ORDER.flatMap((s) => ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"].map((r) => r + s));
-const DECK_COOKIE = "cribcam-deck";
 const SVG = "http://www.w3.org/2000/svg";
 const MAX_PHOTOS = Number($("teach-input").dataset.maxPhotos); // the server's limit (cribcam/web/teach.py)
 
@@ -368,7 +367,7 @@ function taught(data) {
   // Only a lesson measured better than untaught becomes this browser's deck (here and on the
   // photo and live pages); one that is not stays to be chosen, and is said so.
   if (data.reads_better) {
-    document.cookie = `${DECK_COOKIE}=${encodeURIComponent(data.name)}; path=/; SameSite=Strict; max-age=31536000`;
+    chooseDeck(data.name);
   }
   $("train-default").textContent = data.reads_better
     ? `This browser now reads with ${data.name}, here and on the photo and live pages.`
