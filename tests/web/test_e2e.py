@@ -21,7 +21,7 @@ import pytest
 from cribcam.scoring import score_hand
 from cribcam.web import create_app
 
-from image_tools import with_exif_orientation
+from image_tools import png_bomb, with_exif_orientation
 from webtools import ARTIFACTS, DATA, LABELS, StubReader, encode
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (the test extra)")
@@ -512,6 +512,18 @@ def test_a_big_sideways_phone_photo_is_shrunk_and_turned_upright_before_upload(o
     expect(total(page)).to_have_text(expected_total(["AS", "QH", "KC", "AC"], "QS"))
     shape, expected = reader.calls[-1]
     assert shape == (1920, 1440, 3) and expected == 5  # portrait: EXIF 6 applied, 1920 at most
+
+
+def test_a_small_file_of_a_huge_image_is_scaled_down_before_upload(open_page):
+    # 60 megapixels in 0.1 MB: sent as it was, the server refused it (over 50 MP; issue 45).
+    reader = StubReader(cards=["AS", "QH", "KC", "AC", "QS"], starter="QS")
+    page = open_page(create_app({"TESTING": True}, reader=reader)).page
+    huge = png_bomb(7800)
+    assert len(huge) < 1.5e6
+    page.set_input_files("#file-input", files=[{"name": "scan.png", "mimeType": "image/png", "buffer": huge}])
+    expect(total(page)).to_have_text(expected_total(["AS", "QH", "KC", "AC"], "QS"), timeout=30_000)
+    shape, _ = reader.calls[-1]
+    assert shape[:2] == (1920, 1920)
 
 
 def test_photo_read_by_the_real_model(open_page, model_reader):

@@ -34,9 +34,11 @@ function clearPhoto() {
 }
 
 // Phone photos are scaled down here before they are sent (faster on a slow connection);
-// the browser turns them upright by their EXIF orientation as it draws them.
+// the browser turns them upright by their EXIF orientation as it draws them. Any photo larger
+// than the reader reads is, whatever its file's size: a PNG of 60 megapixels may take 1 MB,
+// and the server refuses images over its limit of pixels.
 async function shrink(file) {
-  if (file.size < 1.5e6 || !window.createImageBitmap) return file;
+  if (!window.createImageBitmap) return file;
   try {
     const bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
     const scale = Math.min(1, maxSide / Math.max(bitmap.width, bitmap.height));
