@@ -18,6 +18,7 @@ from cribcam.cli.model import open_reader
 from cribcam.cli.output import output_file
 from cribcam.scoring import rules
 from cribcam.scoring.cards import CardError
+from cribcam.settings import DEFAULT_THREADS
 
 FFMPEG_QUIET = -8  # FFmpeg's AV_LOG_QUIET: none of its log lines
 
@@ -372,7 +373,7 @@ def _live_page(args, lock) -> int:
         print(f"cribcam live: {', '.join(chosen)}: chosen on the live page itself (the camera, "
               f"the starter, hand or crib, the claim and the game are set there)", file=sys.stderr)
     options = argparse.Namespace(host="127.0.0.1", port=args.port, model=args.model, deck=args.deck,
-                                 db=None, threads=serve.DEFAULT_THREADS, https=False)
+                                 db=None, threads=DEFAULT_THREADS, https=False)
 
     def open_page(url: str) -> None:
         page = url + "live"

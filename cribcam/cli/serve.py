@@ -9,9 +9,7 @@ from pathlib import Path
 from cribcam.cli.decks import add_deck_option
 from cribcam.cli.game import add_db_option
 from cribcam.cli.main import UsageError
-
-# cribcam.web.server.DEFAULT_THREADS, not imported: every `cribcam` command would load Flask.
-DEFAULT_THREADS = 8
+from cribcam.settings import DEFAULT_THREADS
 
 
 def add_parser(subparsers) -> None:

@@ -8,7 +8,8 @@ from waitress.parser import HTTPRequestParser
 from waitress.server import BaseWSGIServer
 from waitress.utilities import RequestEntityTooLarge
 
-DEFAULT_THREADS = 8  # more than CONCURRENT_READS: typed counts never wait behind photos
+from cribcam.settings import DEFAULT_THREADS  # more than CONCURRENT_READS: typed counts never wait behind photos
+
 DRAIN_BYTES = 64 * 1024 * 1024  # a body over the limit is read and thrown away up to this size
 
 
