@@ -514,6 +514,25 @@ def test_a_big_sideways_phone_photo_is_shrunk_and_turned_upright_before_upload(o
     assert shape == (1920, 1440, 3) and expected == 5  # portrait: EXIF 6 applied, 1920 at most
 
 
+def test_on_a_phone_the_verdict_on_a_claim_shows_beside_the_photos_total(open_page):
+    # The verdict was only in the count's panel, far below the total over the photo (issue 45).
+    reader = StubReader(cards=["AS", "QH", "KC", "AC", "QS"], starter="QS")
+    tab = open_page(create_app({"TESTING": True}, reader=reader), viewport=PHONE)
+    page = tab.page
+    page.set_input_files("#file-input", str(DATA / "webcam-5-cards.jpg"))
+    true_total = int(expected_total(["AS", "QH", "KC", "AC"], "QS"))
+    expect(page.locator("#photo-count-total")).to_have_text(str(true_total))
+    expect(page.locator("#photo-count-verdict")).to_be_hidden()  # no claim, no verdict
+    claim(page, true_total - 2)
+    verdict = page.locator("#photo-count-verdict")
+    expect(verdict).to_have_text("Muggins! 2 points overlooked")
+    total_box, verdict_box = page.locator("#photo-count-total").bounding_box(), verdict.bounding_box()
+    assert abs(verdict_box["y"] - total_box["y"]) < 60
+    tab.shot("photo-verdict-beside-total-phone")
+    claim(page, true_total)
+    expect(verdict).to_have_text("Correct")
+
+
 def test_a_small_file_of_a_huge_image_is_scaled_down_before_upload(open_page):
     # 60 megapixels in 0.1 MB: sent as it was, the server refused it (over 50 MP; issue 45).
     reader = StubReader(cards=["AS", "QH", "KC", "AC", "QS"], starter="QS")
@@ -621,7 +640,7 @@ def test_messages_go_with_their_cause_the_starter_chosen_a_card_fixed_a_claim_re
                                   "check the JS: the reader is not sure of it; tap it to fix it"])
     page = open_page(create_app({"TESTING": True}, reader=reader)).page
     page.set_input_files("#camera-input", str(DATA / "webcam-5-cards.jpg"))
-    expect(page.locator("#photo-status")).to_have_text("5 cards read, 1 to check. Tap a card below to fix it.")
+    expect(page.locator("#photo-status")).to_have_text("5 cards read, 1 to check. Tap a card of the hand to fix it.")
     expect(page.locator("#problems")).to_contain_text("Could not tell which card is the starter")
     expect(page.locator("#problems")).not_to_contain_text("Check the JS")  # the note on unsure cards says it
     expect(page.locator("#unsure-note")).to_contain_text("not sure of the jack of spades")
@@ -630,8 +649,8 @@ def test_messages_go_with_their_cause_the_starter_chosen_a_card_fixed_a_claim_re
     expect(page.locator("#problems")).to_be_hidden()
     change_card(page, "JS", "JH")  # the unsure card fixed
     expect(page.locator("#photo-status")).to_have_text(
-        "5 cards read; the cards below are as you changed them, the labels on the photo as read. "
-        "Tap a card below to fix it.")
+        "5 cards read; the hand's cards are as you changed them, the labels on the photo as read. "
+        "Tap a card of the hand to fix it.")
     expect(page.locator("#unsure-note")).to_be_hidden()
 
     claim(page, 3)
@@ -669,18 +688,18 @@ def test_the_photo_status_says_what_was_read_and_that_the_cards_were_changed_sin
     page = open_page(create_app({"TESTING": True}, reader=reader)).page
     page.set_input_files("#camera-input", str(DATA / "webcam-5-cards.jpg"))
     status = page.locator("#photo-status")
-    expect(status).to_have_text("4 cards read. Tap a card below to fix it.")
+    expect(status).to_have_text("4 cards read. Tap a card of the hand to fix it.")
     page.click("#hand-chips .chip.empty")
     pick(page, "5S", starter=True)  # the QH goes back to the hand
-    expect(status).to_have_text("4 cards read; the cards below are as you changed them (5 cards now), "
-                                "the labels on the photo as read. Tap a card below to fix it.")
+    expect(status).to_have_text("4 cards read; the hand's cards are as you changed them (5 cards now), "
+                                "the labels on the photo as read. Tap a card of the hand to fix it.")
     change_card(page, "2C", "3C")
     expect(total(page)).to_have_text(expected_total(["7H", "3C", "QS", "QH"], "5S"))
-    expect(status).to_contain_text("4 cards read; the cards below are as you changed them (5 cards now)")
+    expect(status).to_contain_text("4 cards read; the hand's cards are as you changed them (5 cards now)")
     page.click('.chip[data-card="5S"]')
     page.click("#picker-remove")
     change_card(page, "3C", "2C")  # back to what was read: nothing to say of changes
-    expect(status).to_have_text("4 cards read. Tap a card below to fix it.")
+    expect(status).to_have_text("4 cards read. Tap a card of the hand to fix it.")
 
 
 # --- cards the reader could only guess (issue 31, point 2) --------------------------------------
@@ -696,7 +715,7 @@ def test_a_guess_is_a_question_not_counted_until_the_player_names_it(open_page):
     expect(page.locator("#count-error")).to_contain_text("needs 4 cards and a starter")  # no count without it
     expect(page.locator("#count")).to_be_hidden()
     expect(page.locator("#photo-status")).to_have_text(
-        "4 cards read, 1 more guessed, not counted. Tap a card below to fix it, or a guess to name it.")
+        "4 cards read, 1 more guessed, not counted. Tap a card of the hand to fix it, or a guess to name it.")
     guess = page.locator('.chip.guess[data-guess="JS"]')
     expect(guess).to_have_attribute("aria-label", re.compile(r"could only guess: the jack of spades\? Not counted"))
     assert hand_chips(page) == ["AS", "QH", "KC"] and starter_chip(page) == "AC"
@@ -711,8 +730,8 @@ def test_a_guess_is_a_question_not_counted_until_the_player_names_it(open_page):
     assert hand_chips(page) == ["AS", "QH", "KC", "JS"]
     expect(page.locator("#problems")).to_be_hidden()  # five cards on the chips: nothing is missing now
     expect(page.locator("#photo-status")).to_have_text(  # the reader read 4: the player named the fifth
-        "4 cards read; the cards below are as you changed them (5 cards now), the labels on the photo as read. "
-        "Tap a card below to fix it.")
+        "4 cards read; the hand's cards are as you changed them (5 cards now), the labels on the photo as read. "
+        "Tap a card of the hand to fix it.")
 
 
 def test_a_guess_removed_is_gone_and_one_named_otherwise_counts_as_named(open_page):

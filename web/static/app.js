@@ -4,7 +4,7 @@
 // counting controls (counting.js).
 import {
   $, adoptReading, capitalise, cardText, chooseDeck, claimsTyped, forgetReading, hideStarterChoices, plural, send,
-  startCounting, state, taughtDecks,
+  startCounting, state, taughtDecks, verdictTitle,
 } from "./counting.js";
 
 const body = document.body;
@@ -113,8 +113,8 @@ function showPhotoStatus() {
   const guessed = state.guesses.length ? `, ${state.guesses.length} more guessed, not counted` : "";
   const changed = onChips.length !== photoCards.length || onChips.some((c) => !photoCards.includes(c));
   const now = onChips.length === photoCards.length ? "" : ` (${plural(onChips.length, "card")} now)`;
-  const edits = changed ? `; the cards below are as you changed them${now}, the labels on the photo as read` : "";
-  const what = state.guesses.length ? "Tap a card below to fix it, or a guess to name it." : "Tap a card below to fix it.";
+  const edits = changed ? `; the hand's cards are as you changed them${now}, the labels on the photo as read` : "";
+  const what = state.guesses.length ? "Tap a card of the hand to fix it, or a guess to name it." : "Tap a card of the hand to fix it.";
   setPhotoStatus(photoCards.length || guessed || changed
     ? `${plural(photoCards.length, "card")} read${check}${guessed}${edits}. ${what}` : "No cards read.");
 }
@@ -129,6 +129,10 @@ function showPhotoCount(count) {
   const doubt = [...state.hand, state.starter].filter((c) => c && state.unsure.has(c));
   $("photo-count-check").hidden = !doubt.length;
   $("photo-count-check").textContent = doubt.length ? `Check ${doubt.map(cardText).join(" ")}` : "";
+  // The verdict on a claim beside the total: on a phone the count's panel lies far below.
+  $("photo-count-verdict").textContent = verdictTitle(count);
+  $("photo-count-verdict").hidden = !count.verdict;
+  if (count.verdict) $("photo-count-verdict").dataset.verdict = count.verdict;
 }
 
 for (const id of ["camera-input", "file-input"]) {

@@ -303,6 +303,13 @@ function showCount(data, error, guide) {
     : "";
 }
 
+// The verdict on a claim in a few words ("Muggins! 2 points overlooked"); "" without a claim.
+export function verdictTitle(data) {
+  if (!data || !data.verdict) return "";
+  return data.verdict === "muggins" ? `Muggins! ${plural(data.difference, "point")} overlooked`
+    : VERDICT_TITLES[data.verdict] || data.verdict;
+}
+
 function renderVerdict(data) {
   const box = $("verdict");
   if (!data || !data.verdict) {
@@ -316,16 +323,12 @@ function renderVerdict(data) {
   const what = data.crib ? "crib" : "hand";
   const title = document.createElement("p");
   title.className = "verdict-title";
+  title.textContent = verdictTitle(data);
   const message = document.createElement("p");
   message.className = "verdict-message";
-  if (data.verdict === "muggins") {
-    const n = data.difference;
-    title.textContent = `Muggins! ${plural(n, "point")} overlooked`;
-    message.textContent = `The ${what} is ${data.total}, not ${data.claimed}: the opponent may peg ${n}.`;
-  } else {
-    title.textContent = VERDICT_TITLES[data.verdict] || data.verdict;
-    message.textContent = data.message; // the server's sentence, as `cribcam count` says it
-  }
+  message.textContent = data.verdict === "muggins"
+    ? `The ${what} is ${data.total}, not ${data.claimed}: the opponent may peg ${data.difference}.`
+    : data.message; // the server's sentence, as `cribcam count` says it
   box.replaceChildren(title, message);
   if (data.verdict === "muggins" && data.overlooked.length) {
     const intro = document.createElement("p");
