@@ -87,6 +87,10 @@ def test_a_short_game_reloaded_continued_and_undone(open_game):
     page.click("#undo-button")
     expect(page.locator("#sides .score").first).to_have_text("5")
     expect(page.locator("#log li")).to_have_count(3)
+    # Each Undo inside its row, clear of the lines between the rows (they sat on them).
+    for row in page.locator("#log li").all():
+        line, button = row.bounding_box(), row.locator(".undo-entry").bounding_box()
+        assert line["y"] < button["y"] and button["y"] + button["height"] < line["y"] + line["height"] - 1
     show(page, "5H 5C 5D JS")
     expect(page.locator("#sides .score").first).to_have_text("34")
 
