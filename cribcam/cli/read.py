@@ -19,6 +19,9 @@ def add_parser(subparsers) -> None:
         epilog="example: cribcam read hand.jpg --claim 12 --annotate hand-read.png")
     parser.add_argument("photo", type=Path, help=f"a photo of the hand and starter ({PHOTO_FORMATS})")
     add_count_options(parser, starter_required=False)
+    parser.add_argument("--hand-only", action="store_true",
+                        help="the photo holds the hand alone, its starter not in view: read as the "
+                             "hand's cards (name the starter with --starter to count them)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--annotate", type=Path, metavar="OUT.png",
                         help="write a copy of the photo with the cards drawn on it, at most 1600 "
@@ -31,18 +34,14 @@ def add_parser(subparsers) -> None:
 
 def run(args) -> int:
     from cribcam.vision.annotate import write_annotated
-    from cribcam.vision.report import expected_cards, reading_report
+    from cribcam.vision.report import read_to_count, reading_report
 
     image = read_photo(args.photo)
     if args.annotate and args.annotate.suffix.lower() not in (".png", ".jpg", ".jpeg"):
         raise UsageError(f"--annotate needs a .png or .jpg name, not {args.annotate.name}")
     reader = open_reader(args.model, args.deck)
-    # A starter named by the player may lie outside the photo: then only the hand is in view.
-    expected = expected_cards(args.variant, args.crib)
-    reading = reader.read(image, expected=expected)
-    if args.starter and args.starter.upper() not in reading.codes:
-        reading = reader.read(image, expected=expected - 1)
-    report = reading_report(reading, args.starter, args.crib, args.claim, args.variant)
+    reading = read_to_count(reader, image, args.variant, args.crib, args.starter, args.hand_only)
+    report = reading_report(reading, args.starter, args.crib, args.claim, args.variant, args.hand_only)
     if args.annotate:
         output_folder(args.annotate.parent, "--annotate")
         try:  # at most ANNOTATE_MAX_SIDE pixels across, JPEG or PNG as the name says
@@ -70,4 +69,6 @@ def format_reading(report: dict) -> str:
         lines.append("Which card is the starter? The count by choice of starter:")
         lines += [f"  starter {t['starter']}: {t['total']}" for t in report["totals_by_starter"]]
         lines.append("Name it with --starter to count it.")
+    elif report["starter"] is None and len(report["cards"]) == report["expected"]:  # --hand-only
+        lines.append("The hand is read: name its starter with --starter to count it.")
     return "\n".join(lines)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from cribcam.scoring import CardError, parse_card, rules, score_hand
 from cribcam.scoring.report import count_report
 from cribcam.vision.reading import STARTER_UNKNOWN, Reading
@@ -10,6 +12,31 @@ from cribcam.vision.reading import STARTER_UNKNOWN, Reading
 def expected_cards(variant: str = rules.DEFAULT_VARIANT, crib: bool = False) -> int:
     """How many cards a photo of a hand (or crib) with its starter holds."""
     return rules.VARIANTS[variant].size(crib) + 1
+
+
+def read_to_count(reader, image, variant: str = rules.DEFAULT_VARIANT, crib: bool = False,
+                  starter: str | None = None, hand_only: bool = False) -> Reading:
+    """Reads a photo of a hand (or crib) to count, as ``cribcam read`` and ``/api/read`` do.
+
+    The photo holds the hand and its starter, unless the player names a starter it does not
+    show, or says it holds the hand only (``hand_only``: the starter to come): then it holds
+    the hand alone, read as so many cards, and none of them is taken for the starter.
+
+    Args:
+        reader: a ``CardReader``, or anything with its ``read`` (the web app's reader slot).
+        starter: the starter as the player names it, if he does.
+
+    Raises:
+        CardError: a starter named that is no card.
+    """
+    expected = expected_cards(variant, crib)
+    if not hand_only:
+        reading = reader.read(image, expected=expected)
+        if not starter or parse_card(starter).code in reading.codes:
+            return reading
+    alone = reader.read(image, expected=expected - 1)
+    return replace(alone, starter=None,
+                   problems=tuple(p for p in alone.problems if not p.startswith(STARTER_UNKNOWN)))
 
 
 def read_deal(reader, image, variant: str = rules.DEFAULT_VARIANT) -> Reading:
@@ -27,7 +54,8 @@ def read_deal(reader, image, variant: str = rules.DEFAULT_VARIANT) -> Reading:
 
 
 def reading_report(reading: Reading, starter: str | None = None, crib: bool = False,
-                   claim: int | None = None, variant: str = rules.DEFAULT_VARIANT) -> dict:
+                   claim: int | None = None, variant: str = rules.DEFAULT_VARIANT,
+                   hand_only: bool = False) -> dict:
     """The reading with its count.
 
     Args:
@@ -36,6 +64,7 @@ def reading_report(reading: Reading, starter: str | None = None, crib: bool = Fa
             one of the cards in the photo, or a card not in it (then all cards in view are
             the hand).
         crib, claim, variant: as for ``cribcam count``.
+        hand_only: the photo holds the hand alone, the starter to come (``read_to_count``).
 
     Returns:
         ``{"cards", "guesses", "starter", "problems", "expected", "count"}``: ``expected`` is
@@ -45,7 +74,7 @@ def reading_report(reading: Reading, starter: str | None = None, crib: bool = Fa
         starter.
     """
     record = reading.as_dict()
-    record["expected"] = expected_cards(variant, crib)
+    record["expected"] = expected_cards(variant, crib) - hand_only
     problems = record["problems"]
     codes = reading.codes
     chosen = parse_card(starter).code if starter else reading.starter
@@ -54,7 +83,7 @@ def reading_report(reading: Reading, starter: str | None = None, crib: bool = Fa
     record["starter"] = chosen
     record["count"] = None
     if chosen is None:
-        if len(codes) == record["expected"]:
+        if len(codes) == record["expected"] and not hand_only:  # one of them is the starter
             record["totals_by_starter"] = _totals_by_starter(codes, crib, variant)
         return record
     hand = [code for code in codes if code != chosen]

@@ -91,11 +91,12 @@ def read():
 
     Optional form fields: ``starter``, ``crib``, ``claim``, ``variant`` as for /api/count,
     ``annotate`` (true: add ``"annotated"``, a JPEG data URL of the photo with the cards
-    drawn on it), and ``deal`` (true: the photo shows the cards dealt to a player, for the
-    discard advisor: they are read, with no starter and no count).
+    drawn on it), ``hand_only`` (true: the photo holds the hand alone, the starter to come:
+    ``vision.report.read_to_count``), and ``deal`` (true: the photo shows the cards dealt to a
+    player, for the discard advisor: they are read, with no starter and no count).
     """
     from cribcam.vision.annotate import draw_reading
-    from cribcam.vision.report import expected_cards, read_deal, reading_report
+    from cribcam.vision.report import read_deal, read_to_count, reading_report
     from cribcam.web import reader_slot
 
     upload, form = image_upload("photo")
@@ -105,6 +106,7 @@ def read():
     crib = flag_field(form.get("crib"), "crib")
     annotate = flag_field(form.get("annotate"), "annotate")
     deal = flag_field(form.get("deal"), "deal")
+    hand_only = flag_field(form.get("hand_only"), "hand_only")
     variant = variant_field(form.get("variant") or None)
     claim_text = (form.get("claim") or "").strip()
     claim = _claim(typed_claim(claim_text) if claim_text else None)
@@ -115,12 +117,8 @@ def read():
         reading = read_deal(slot, image, variant)  # ModelUnavailable: 503
         report = {**reading.as_dict(), "count": None}
     else:
-        expected = expected_cards(variant, crib)
-        reading = slot.read(image, expected=expected)  # ModelUnavailable: 503
-        # A starter named by the player may lie outside the photo: then only the hand is in view.
-        if starter and starter not in reading.codes:
-            reading = slot.read(image, expected=expected - 1)
-        report = reading_report(reading, starter, crib, claim, variant)
+        reading = read_to_count(slot, image, variant, crib, starter, hand_only)  # ModelUnavailable: 503
+        report = reading_report(reading, starter, crib, claim, variant, hand_only)
     if annotate:
         # Drawn at the size shown, so its labels are sized for the picture the page shows.
         report["annotated"] = data_url(draw_reading(image, reading, max_side=PAGE_SIDE))

@@ -114,3 +114,14 @@ def test_a_card_in_view_beyond_a_count_given_is_said(shipped_models):
     assert ("Problem: more cards in view than the 4 expected: the QS (taken for another corner "
             "of the QH) was left out; take away the extra cards or fix the misread ones"
             ) in done.stdout.splitlines()
+
+
+def test_a_photo_of_the_hand_only_is_read_as_the_hand_and_waits_for_its_starter(shipped_models):
+    done = cribcam("read", str(PHOTO.with_name("closeup-3-cards.jpg")), "--hand-only", "--variant", "five-card",
+                   "--model", str(shipped_models))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1:] == ["The hand is read: name its starter with --starter to count it."]
+    assert sorted(done.stdout.split("Cards read: ")[1].split("\n")[0].replace(",", "").split()[::2]) == ["2D", "8S", "9S"]
+    counted = cribcam("read", str(PHOTO.with_name("closeup-3-cards.jpg")), "--hand-only", "--variant", "five-card",
+                      "--starter", "5D", "--model", str(shipped_models))
+    assert "Total: 2" in counted.stdout.splitlines()

@@ -533,6 +533,24 @@ def test_on_a_phone_the_verdict_on_a_claim_shows_beside_the_photos_total(open_pa
     expect(verdict).to_have_text("Correct")
 
 
+def test_a_photo_of_the_hand_only_waits_for_its_starter(open_page):
+    # Read as five cards, a photo of four got a phantom fifth offered as the starter (issue 45).
+    reader = StubReader(cards=["5H", "5C", "5S", "JD"])
+    tab = open_page(create_app({"TESTING": True}, reader=reader), viewport=PHONE)
+    page = tab.page
+    page.check("#hand-only")
+    page.set_input_files("#file-input", str(DATA / "webcam-5-cards.jpg"))
+    expect(page.locator("#photo-status")).to_contain_text("4 cards read")
+    assert reader.calls[-1][1] == 4
+    expect(page.locator("#count-error")).to_contain_text("Which card is the starter?")
+    expect(page.locator("#starter-choices")).to_be_hidden()  # none of the four is offered as it
+    tab.shot("photo-hand-only-phone")
+    page.click("#starter-chips .chip")  # the "?": the starter named after
+    pick(page, "5D")
+    assert sorted(hand_chips(page)) == ["5C", "5H", "5S", "JD"] and starter_chip(page) == "5D"
+    expect(total(page)).to_have_text("29")
+
+
 def test_a_small_file_of_a_huge_image_is_scaled_down_before_upload(open_page):
     # 60 megapixels in 0.1 MB: sent as it was, the server refused it (over 50 MP; issue 45).
     reader = StubReader(cards=["AS", "QH", "KC", "AC", "QS"], starter="QS")

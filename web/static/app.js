@@ -74,6 +74,7 @@ async function readPhoto(file) {
   form.append("image", upload, file.name || "photo.jpg");
   form.append("variant", state.variant);
   form.append("crib", String(state.crib));
+  form.append("hand_only", String($("hand-only").checked)); // four cards, the starter to come
   form.append("annotate", "true");
   const claimsTypedAtSend = claimsTyped();
   const { ok, data } = await send("/api/read", { method: "POST", body: form });
@@ -150,6 +151,7 @@ function offerNoPhotos() {
     document.querySelector(`label[for="${id}"]`).setAttribute("aria-disabled", "true");
   }
   $("photo-hint").hidden = true;
+  $("hand-only-box").hidden = true;
   $("count-empty").textContent = "Type the cards to see the count.";
 }
 
