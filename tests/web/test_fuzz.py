@@ -97,6 +97,9 @@ def test_the_card_parser_through_the_api_accepts_a_card_or_names_the_token(token
     others = ["2C", "3C", "4C"]
     response = post_count(json.dumps({"hand": others + [token], "starter": "KH"}).encode())
     answer = check_answer(response, {200, 400, 422})
+    if "\x00" in token:  # text no page or database keeps: refused before it is read as a card
+        assert response.status_code == 400 and "cannot be kept or shown" in answer["error"]
+        return
     try:
         expected = count_report(score_hand(others + [token], "KH"))
     except CardError as exc:

@@ -169,7 +169,7 @@ PLAYED_BY = "cribbage is played by 2, 3, 4 (two partnerships) or 6 (two teams of
     ({"players": 7}, 422, f"7 players: {PLAYED_BY}"),
     ({"players": list("ABCDEFG")}, 422, f"7 players: {PLAYED_BY}"),  # names: the same words
     ({"players": ["Ann", "x" * 5000]}, 422, "'xxxxxxxxxxxxxxxxxxxx…' is not a usable name: 1 to "
-                                            "20 characters"),
+                                            "20 printable characters"),
     ({"players": ["Ann", "Ann"]}, 422, "the same name"),
     ({"players": "Ann Bob"}, 400, '"players" must be a number of players or a list'),
     ({"target": "121"}, 400, '"target" must be a whole number'),
