@@ -183,7 +183,8 @@ def _load_deck(entry: dict, cache: Path, width: int) -> Deck | None:
         meta["corner_version"] = CORNER_VERSION
         meta_path.write_text(json.dumps(meta, indent=1))
     if meta["corner_error"]:
-        _report(entry["name"], f"index corners rejected: {meta['corner_error']}")
+        _report(entry["name"], f"its card art shows no index corner cribcam can place "
+                               f"({meta['corner_error']})")
         return None  # a cached rejection needs no images (a cache may travel without them)
     if cards is None:
         cards = _read_cards(folder)
@@ -200,7 +201,8 @@ def _load_deck(entry: dict, cache: Path, width: int) -> Deck | None:
 
 
 def _report(name: str, message: str) -> None:
-    tqdm.write(f"deck {name} dropped: {message}", file=sys.stderr)
+    # Said as a player reads it: which design the set goes without, and why.
+    tqdm.write(f"the deck design {name} is left out: {message}", file=sys.stderr)
 
 
 def _read_cards(folder: Path) -> dict[str, np.ndarray]:
