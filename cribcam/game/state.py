@@ -195,7 +195,7 @@ class Game:
                  Show: self._show, Irregularity: self._irregularity}[type(entry)]
         # Some checks need the points scored first (a play may stop short only if the game
         # is won during it), so an entry that fails puts the game back as it was.
-        saved = copy.deepcopy(vars(self))
+        saved = vars(self.fork())
         try:
             line = apply(entry)
         except ValueError:
@@ -203,6 +203,12 @@ class Game:
             raise
         self.log.append(line)
         return line
+
+    def fork(self) -> "Game":
+        """A copy of the game to go on from, as cheap at entry 1,000 as at entry 10: the lines
+        of its log are shared (a line is never changed once logged), the rest is copied."""
+        return replace(self, scores=list(self.scores), back=list(self.back), log=list(self.log),
+                       deal=copy.deepcopy(self.deal))
 
     # ---- the entries ------------------------------------------------------------------------
 

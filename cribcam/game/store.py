@@ -3,7 +3,10 @@
 A game is stored as its setup and its log of entries, one row per entry: the log is the
 truth, and the state is always replayed from it. Every change is one transaction that
 checks the new entry against the replayed game before writing it, so a refused entry, or a
-server killed half-way, leaves the saved game as it was.
+server killed half-way, leaves the saved game as it was. Every change bumps the game's
+version, and a store keeps the games it replayed in memory by version: a game changed by
+another server is read and replayed again, one unchanged is not. (Edit a database by hand
+only with its servers stopped, or bump the game's version with it.)
 
 The database is ``--db URL``, else the ``CRIBCAM_DB`` environment variable, else the file
 ``games.sqlite3`` in the user's data folder (``vision.decks.data_dir``: ``$CRIBCAM_DATA``, else
@@ -15,6 +18,8 @@ from __future__ import annotations
 
 import os
 import secrets
+import threading
+from collections import OrderedDict
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -29,6 +34,7 @@ from cribcam.game import undo as undo_entry
 from cribcam.vision.decks import data_dir
 
 DB_ENV = "CRIBCAM_DB"
+REPLAYED_KEPT = 64  # games kept replayed in memory, the last used first (GameStore._replayed)
 # An execution option that marks a transaction that writes (see _sqlite_transactions).
 WRITES = "cribcam_writes"
 PER_PAGE = 20  # games a page of the list of games, by default
@@ -50,6 +56,9 @@ games = Table(
     Column("created", DateTime(timezone=True), nullable=False),
     # When an entry was last added or undone (schema 2): the list of games is in this order.
     Column("changed", DateTime(timezone=True), nullable=True, index=True),
+    # Bumped by every change to the game's log (schema 3): a server that replayed the game at
+    # this version need not read its log again (GameStore._replayed).
+    Column("version", Integer, nullable=False, server_default=text("0")),
 )
 entries = Table(
     "entries", metadata,
@@ -79,8 +88,14 @@ def _changed_v2(connection: Connection) -> None:
                        .values(changed=func.coalesce(last_entry, games.c.created)))
 
 
+def _version_v3(connection: Connection) -> None:
+    """``games.version``: bumped by every change to a game's log."""
+    if "version" not in {column["name"] for column in inspect(connection).get_columns("games")}:
+        connection.execute(text("ALTER TABLE games ADD COLUMN version INTEGER NOT NULL DEFAULT 0"))
+
+
 # Each migration takes the schema from its index to the next version; append, never edit.
-MIGRATIONS = [_create_v1, _changed_v2]
+MIGRATIONS = [_create_v1, _changed_v2, _version_v3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -221,6 +236,41 @@ class GameStore:
         # Every change reads the game and writes it in one transaction that holds the game
         # from its first read (SQLite: BEGIN IMMEDIATE; PostgreSQL: the row lock of _load).
         self._changes = self.engine.execution_options(**{WRITES: True})
+        # Games replayed, by id: the version replayed, the number its last entry is kept
+        # under, and the game. A game still at that version is not read nor replayed again
+        # (replaying the whole log at every entry made adding entry 500 take a second).
+        self._games: OrderedDict[str, tuple[int, int, Game]] = OrderedDict()
+        self._games_lock = threading.Lock()
+
+    def _kept(self, game_id: str, version: int) -> tuple[int, Game] | None:
+        """The last entry's number and the game, when the game replayed is at ``version``;
+        the game is shared: read it, go on from a ``fork`` of it."""
+        with self._games_lock:
+            kept = self._games.get(game_id)
+            if kept is None or kept[0] != version:
+                return None
+            self._games.move_to_end(game_id)
+            return kept[1], kept[2]
+
+    def _remember(self, game_id: str, version: int, last_seq: int, game: Game) -> None:
+        with self._games_lock:
+            self._games[game_id] = (version, last_seq, game)
+            self._games.move_to_end(game_id)
+            while len(self._games) > REPLAYED_KEPT:
+                self._games.popitem(last=False)
+
+    def _replayed(self, connection: Connection, game_id: str, for_update: bool = False) -> tuple[Game, int, int]:
+        """The game, its version and its last entry's number (-1 for none): from memory when
+        it was replayed at this version, else read and replayed."""
+        setup, version = self._load_setup(connection, game_id, for_update)
+        kept = self._kept(game_id, version)
+        if kept is not None:
+            return kept[1], version, kept[0]
+        _, log, seqs = self._load(connection, game_id)
+        game = replay(setup, log)
+        last_seq = seqs[-1] if seqs else -1
+        self._remember(game_id, version, last_seq, game)
+        return game, version, last_seq
 
     def create(self, setup: Setup, match_id: str | None = None) -> str:
         """Saves a new game (the first of a new match unless ``match_id``); returns its id."""
@@ -241,9 +291,9 @@ class GameStore:
         return game_id
 
     def game(self, game_id: str) -> Game:
+        """The game as its log replays it (shared with the store: read it, do not apply to it)."""
         with self.engine.connect() as connection:
-            setup, log, _ = self._load(connection, game_id)
-        return replay(setup, log)
+            return self._replayed(connection, game_id)[0]
 
     def add(self, game_id: str, entry: dict) -> Game:
         """Checks ``entry`` against the game and saves it; returns the game after it.
@@ -254,20 +304,20 @@ class GameStore:
         """
         try:
             with self._changes.begin() as connection:
-                setup, log, seqs = self._load(connection, game_id, for_update=True)
-                game = replay(setup, log)
+                replayed, version, last_seq = self._replayed(connection, game_id, for_update=True)
+                game = replayed.fork()
                 line = game.apply(entry)
                 now = _now()
                 # After the last entry kept, whatever its number (a log with a gap in its
                 # numbers, left by an earlier cribcam, still takes entries).
-                seq = seqs[-1] + 1 if seqs else 0
-                connection.execute(insert(entries).values(game_id=game_id, seq=seq,
+                connection.execute(insert(entries).values(game_id=game_id, seq=last_seq + 1,
                                                           entry=line.entry, created=now))
                 connection.execute(update(games).where(games.c.id == game_id)
-                                   .values(changed=now))
+                                   .values(changed=now, version=version + 1))
         except IntegrityError:
             raise GameConflict("another entry was saved at the same moment: reload the game "
                                "and enter it again") from None
+        self._remember(game_id, version + 1, last_seq + 1, game)
         return game
 
     def undo(self, game_id: str, number: int | None = None) -> Game:
@@ -275,6 +325,7 @@ class GameStore:
         it still fit without it; returns the game without it."""
         with self._changes.begin() as connection:
             setup, log, seqs = self._load(connection, game_id, for_update=True)
+            version = self._load_setup(connection, game_id, for_update=False)[1]
             _check_no_game_follows(connection, game_id, "undo in {following} instead")
             game, kept = undo_entry(setup, log, number)
             start = len(log) - 1 if number is None else number - 1
@@ -286,7 +337,9 @@ class GameStore:
                 connection.execute(insert(entries), [
                     {"game_id": game_id, "seq": seq, "entry": entry, "created": now}
                     for seq, entry in enumerate(kept[start:], seqs[start])])
-            connection.execute(update(games).where(games.c.id == game_id).values(changed=now))
+            connection.execute(update(games).where(games.c.id == game_id)
+                               .values(changed=now, version=version + 1))
+        self._remember(game_id, version + 1, seqs[start] + len(kept) - start - 1, game)
         return game
 
     def delete(self, game_id: str) -> None:
@@ -307,6 +360,8 @@ class GameStore:
                                         .where(games.c.match_id == match_id)).scalar_one()
             if not others:
                 connection.execute(delete(matches).where(matches.c.id == match_id))
+        with self._games_lock:
+            self._games.pop(game_id, None)
 
     def page(self, page: int = 1, per_page: int = PER_PAGE) -> dict:
         """Page ``page`` (1 for the first) of the games kept, as ``list_page`` makes it."""
@@ -325,7 +380,7 @@ class GameStore:
             total = connection.execute(select(func.count()).select_from(games)).scalar_one()
             rows = connection.execute(
                 select(games.c.id, games.c.match_id, games.c.number, games.c.setup,
-                       games.c.created, games.c.changed)
+                       games.c.created, games.c.changed, games.c.version)
                 .order_by(games.c.changed.desc(), games.c.id).limit(limit).offset(offset)).all()
             logs: dict[str, list] = {row.id: [] for row in rows}
             if rows:
@@ -337,7 +392,9 @@ class GameStore:
         listed, unreadable = [], []
         for row in rows:
             try:
-                listed.append(_summary(row, replay(Setup.from_dict(row.setup), logs[row.id])))
+                kept = self._kept(row.id, row.version)
+                game = kept[1] if kept else replay(Setup.from_dict(row.setup), logs[row.id])
+                listed.append(_summary(row, game))
             except (ValueError, KeyError, TypeError) as exc:
                 # A log damaged outside cribcam (or by an earlier one) is said beside the
                 # list, never takes the list down for every game: delete it, or fix it by hand.
@@ -351,8 +408,8 @@ class GameStore:
         with self._changes.begin() as connection:
             # The game's row locked as undo locks it (see _load): on PostgreSQL an undo and
             # the next game come one at a time.
-            setup, log, _ = self._load(connection, game_id, for_update=True)
-            game = replay(setup, log)
+            game = self._replayed(connection, game_id, for_update=True)[0]
+            setup = game.setup
             if not game.over:
                 raise GameError("the game is not over yet: finish it before starting the next")
             this = _following(connection, game_id)
@@ -384,26 +441,28 @@ class GameStore:
         """Everything about a game as one JSON object: its setup, log and state."""
         with self.engine.connect() as connection:
             setup, log, _ = self._load(connection, game_id)
+            state = self._replayed(connection, game_id)[0].as_dict()
         return {"format": "cribcam game", "schema": SCHEMA_VERSION, "id": game_id,
                 "match": self._match_of(game_id), "setup": setup.as_dict(), "entries": log,
-                "state": replay(setup, log).as_dict()}
+                "state": state}
 
     def _load(self, connection: Connection, game_id: str, for_update: bool = False):
         """The game's setup, its log, and the number each entry of the log is kept under."""
-        setup = self._load_setup(connection, game_id, for_update)
+        setup, _ = self._load_setup(connection, game_id, for_update)
         rows = connection.execute(select(entries.c.seq, entries.c.entry)
                                   .where(entries.c.game_id == game_id)
                                   .order_by(entries.c.seq)).all()
         return setup, [row.entry for row in rows], [row.seq for row in rows]
 
-    def _load_setup(self, connection: Connection, game_id: str, for_update: bool) -> Setup:
-        query = select(games.c.setup).where(games.c.id == game_id)
+    def _load_setup(self, connection: Connection, game_id: str, for_update: bool) -> tuple[Setup, int]:
+        """The game's setup and version."""
+        query = select(games.c.setup, games.c.version).where(games.c.id == game_id)
         # PostgreSQL: lock the game's row so that two changes to one game come one at a
         # time (SQLite: the transaction's BEGIN IMMEDIATE, see _sqlite_transactions).
         row = connection.execute(query.with_for_update() if for_update else query).first()
         if row is None:
             raise GameNotFound(f"no game {game_id!r}")
-        return Setup.from_dict(row.setup)
+        return Setup.from_dict(row.setup), row.version
 
     def _match_of(self, game_id: str) -> str:
         with self.engine.connect() as connection:

@@ -6,7 +6,6 @@ import json
 import subprocess
 import sys
 import threading
-import time
 from datetime import datetime, timezone
 
 import pytest
@@ -128,18 +127,22 @@ def test_a_killed_writer_leaves_every_game_whole(database_url):
     writer = subprocess.Popen([sys.executable, "-c", f"""
 from cribcam.game.store import GameStore
 store = GameStore({database_url!r})
-print("ready", flush=True)
 while True:
     for player in "AB":
         store.add({game_id!r}, {{"type": "peg", "player": player, "points": 1}})
+        print("added", flush=True)
 """], stdout=subprocess.PIPE, text=True)
-    assert writer.stdout.readline() == "ready\n"
-    time.sleep(0.5)
-    writer.kill()  # SIGKILL, mid-write more often than not
+    acknowledged = 0
+    while acknowledged < 20:  # a score of entries saved, said one by one
+        assert writer.stdout.readline() == "added\n", "the writer ended before 20 entries were saved"
+        acknowledged += 1
+    writer.kill()  # SIGKILL, while it writes the next ones: mid-write more often than not
+    acknowledged += writer.stdout.read().count("added\n")  # said before the kill, not yet read
     writer.wait()
     game = GameStore(database_url).game(game_id)
     pegs = len(game.log) - 1
-    assert pegs > 0
+    # Every entry said to be saved is kept; one more at most, saved but killed before it was said.
+    assert acknowledged <= pegs <= acknowledged + 1, (acknowledged, pegs)
     assert sum(game.scores) == pegs
     if database_url.startswith("sqlite"):
         with store.engine.connect() as connection:
@@ -293,7 +296,8 @@ def test_a_database_of_schema_1_gets_the_time_each_game_last_changed(database_ur
         ("played", "2026-11-04T12:00:00+00:00"), ("untouched", "2026-11-03T12:00:00+00:00")]
     assert listed[0]["sides"][1]["score"] == 2
     with store.engine.connect() as connection:
-        assert connection.execute(schema_version.select()).scalar_one() == SCHEMA_VERSION == 2
+        assert connection.execute(schema_version.select()).scalar_one() == SCHEMA_VERSION == 3
+        assert connection.execute(text("SELECT version FROM games ORDER BY id")).scalars().all() == [0, 0]
 
 
 def test_adds_racing_undos_lose_no_acknowledged_entry(database_url):
@@ -354,6 +358,7 @@ def test_a_game_that_cannot_be_replayed_is_said_beside_the_list_and_can_be_delet
     with store.engine.begin() as connection:  # the deal lost, as a race once lost it
         connection.execute(entries.delete().where(entries.c.game_id == broken,
                                                   entries.c.seq == 0))
+    store = GameStore(database_url)  # a server started on the damaged database
     listed = store.games()
     assert [game["id"] for game in listed["games"]] == [whole]
     assert listed["unreadable"] == [{"id": broken, "error": "it cannot be replayed: start a "
@@ -372,6 +377,7 @@ def test_a_log_with_a_gap_in_its_numbers_still_takes_entries(database_url):
     with store.engine.begin() as connection:  # entry 2 lost: seq 0, 2, 3 left
         connection.execute(entries.delete().where(entries.c.game_id == game_id,
                                                   entries.c.seq == 1))
+    store = GameStore(database_url)  # a server started on the damaged database
     assert store.add(game_id, {"type": "peg", "player": "B", "points": 1}).scores == [2, 1]
     assert store.undo(game_id, 2).scores == [1, 1]  # the entries after it move down
     assert store.add(game_id, {"type": "peg", "player": "B", "points": 1}).scores == [1, 2]
@@ -390,5 +396,29 @@ def test_a_play_kept_before_a_go_was_checked_against_the_cards_still_replays(dat
     with store.engine.begin() as connection:
         connection.execute(insert(entries).values(game_id=game_id, seq=1, entry=wrong_go,
                                                   created=datetime.now(timezone.utc)))
+    store = GameStore(database_url)  # a newer cribcam opening the game kept by an older
     assert store.game(game_id).scores == [3, 1]  # Ann 3, Bob 1 for the go, as then
     assert store.add(game_id, {"type": "show", "claim": 0}).log[-1].entry["type"] == "show"
+
+
+def test_a_game_replayed_at_its_version_is_not_replayed_again_and_one_changed_elsewhere_is(
+        database_url, monkeypatch):
+    """Adding entry 1,000 costs what entry 10 does: the store goes on from the game it replayed
+    (it replayed the whole log at every entry: a second at entry 500). A change made by
+    another server bumps the version, and the game is read and replayed again."""
+    from cribcam.game import store as store_module
+
+    replays = []
+    real_replay = store_module.replay
+    monkeypatch.setattr(store_module, "replay", lambda setup, log: replays.append(len(log)) or real_replay(setup, log))
+    store, other = GameStore(database_url), GameStore(database_url)
+    game_id = store.create(Setup(("A", "B")))
+    store.add(game_id, DEAL)
+    for _ in range(30):
+        store.add(game_id, {"type": "peg", "player": "A", "points": 1})
+    assert replays == [0]  # the empty log, once
+    assert store.game(game_id).scores == [30, 0] and replays == [0]
+    other.add(game_id, {"type": "peg", "player": "B", "points": 2})  # another server
+    assert store.add(game_id, {"type": "peg", "player": "A", "points": 1}).scores == [31, 2]
+    assert replays == [0, 31, 32]  # the other server's first sight, then this one's again
+    assert store.undo(game_id).scores == [30, 2] and other.game(game_id).scores == [30, 2]
