@@ -36,6 +36,7 @@ DEFAULTS = {
     "CONCURRENT_READS": 2,  # photos read at once; more request threads than this keep typed
                             # counts quick while photos are read (bench/load_test.py)
     "LOAD_MODEL_AT_START": True,
+    "DECK_READERS_KEPT": 2,  # taught decks' readers kept loaded, the last used (30 to 80 MB each)
     "DECK": None,  # the taught deck photos are read with when a request chooses none (serve --deck)
 }
 
@@ -72,7 +73,8 @@ def create_app(config: dict | None = None, reader=None) -> Flask:
     app.json.ensure_ascii = False
 
     slot = ReaderSlot(reader, app.config["MODEL_PATH"], app.config["MODEL_THREADS"],
-                      app.config["CONCURRENT_READS"], deck_choice=deck_to_read_with)
+                      app.config["CONCURRENT_READS"], deck_choice=deck_to_read_with,
+                      decks_kept=app.config["DECK_READERS_KEPT"])
     app.extensions["cribcam.reader"] = slot
     if reader is None and app.config["LOAD_MODEL_AT_START"]:
         try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import OrderedDict
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -36,14 +37,17 @@ class ReaderSlot:
         concurrent_reads: photos read at once.
         deck_choice: returns the taught deck the current request reads with (None: the
             bundled classifier); by default every photo is read with the bundled one.
+        decks_kept: readers of taught decks kept loaded, the last used kept (each holds its
+            own models, 30 to 80 MB: every deck read once stayed loaded, without bound).
     """
 
     def __init__(self, reader=None, model_path: str | Path | None = None, threads: int = 0,
-                 concurrent_reads: int = 1, deck_choice=lambda: None):
+                 concurrent_reads: int = 1, deck_choice=lambda: None, decks_kept: int = 2):
         self._reader = reader
         self._lock = threading.Lock()
         self._reads = threading.BoundedSemaphore(max(1, concurrent_reads))
-        self._decks: dict[str, tuple[float, object]] = {}
+        self._decks: OrderedDict[str, tuple[float, object]] = OrderedDict()
+        self.decks_kept = max(1, decks_kept)
         self.model_path = model_path
         self.threads = threads
         self.deck_choice = deck_choice
@@ -96,6 +100,9 @@ class ReaderSlot:
                 except Exception as exc:  # a damaged deck file, or no bundled finder
                     raise ModelUnavailable(f"photos cannot be read with the deck {name}: {exc}") from None
                 self._decks[name] = cached = (stamp, reader)
+            self._decks.move_to_end(name)
+            while len(self._decks) > self.decks_kept:
+                self._decks.popitem(last=False)  # freed once no read holds it
             return cached[1]
 
     @property
