@@ -41,6 +41,7 @@ APART = 4.0
 # a 640 frame with cards missing is read enlarged to 1280 anyway, in its closer look.
 FRAME_SIDE = 1280
 FRAME_SIZE = (FRAME_SIDE, FRAME_SIDE * 3 // 4)  # a 4:3 camera's, width by height
+REFUSED_KEPT = 10  # refusals kept among a play's events, the latest (PlayWatch._keep)
 
 
 def table_reader(read: Callable[..., Reading], table: TablePlay) -> Callable[[np.ndarray], Reading]:
@@ -78,7 +79,7 @@ class PlayWatch:
             else:
                 self.places.setdefault(player, []).append(_centre(seen)[0])
             events.append({**event, "unsure": seen.unsure})
-        self.events += events
+        self._keep(events)
         return events
 
     def fix(self, card: str, named: str) -> None:
@@ -99,8 +100,17 @@ class PlayWatch:
     def go(self, player: str, when: dict | None = None) -> dict:
         """``player`` says go: its event (refused, when it may not)."""
         event = _step(lambda: self.table.go(player), {**(when or {}), "player": player, "go": True})
-        self.events.append(event)
+        self._keep([event])
         return event
+
+    def _keep(self, events: list[dict]) -> None:
+        """Adds ``events`` to the play's, keeping the last ``REFUSED_KEPT`` refusals only:
+        each go or card refused added one for ever (120 goes refused made every answer 7 MB)."""
+        self.events += events
+        refused = [k for k, event in enumerate(self.events) if "refused" in event]
+        if len(refused) > REFUSED_KEPT:
+            dropped = set(refused[:-REFUSED_KEPT])
+            self.events = [event for k, event in enumerate(self.events) if k not in dropped]
 
 
 def who_laid(card: SeenCard, turn: str | None, places: dict[str, list[np.ndarray]]) -> str | None:

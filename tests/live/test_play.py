@@ -211,3 +211,12 @@ def test_cribcam_live_play_puts_a_clips_play_into_a_kept_game(play_clip, shipped
     assert game.scores == [totals[player] for player in record["players"]]
     assert result.stderr.splitlines()[-1] == \
         f"cribcam live: pegged in game {game_id}: " + ", ".join(f"{p} {totals[p]}" for p in record["players"])
+
+
+def test_a_play_keeps_its_last_refusals_only():
+    from cribcam.live.play import REFUSED_KEPT, PlayWatch
+
+    watch = PlayWatch(TablePlay(["Ann", "Bob"], "Bob"))
+    for frame in range(3 * REFUSED_KEPT):  # Ann leads: her go on 0 is refused each time
+        assert "refused" in watch.go("Ann", {"frame": frame})
+    assert [event["frame"] for event in watch.events] == list(range(2 * REFUSED_KEPT, 3 * REFUSED_KEPT))
