@@ -13,6 +13,7 @@ import pytest
 from processes import ctrl_c_from_terminal
 
 from cribcam.cli.main import main
+from cribcam.scoring.cards import RANKS
 from cribcam.training.recipe import option
 from cribcam.vision import CardReader
 from cribcam.vision.models import CLASSIFIER_FILE, FINDER_FILE, MODELS_DIR
@@ -44,10 +45,16 @@ def test_tiny_recipe_exports_models_the_reader_runs(tiny_models, real_photos):
     assert reader.finder.imgsz == 128 and reader.classifier.size == 48
     photo = cv2.imread(str(sorted((real_photos / "images").glob("*.jpg"))[0]))
     reading = reader.read(photo, expected=5)
-    # Barely trained, it may read nothing; what matters is a well-formed reading.
+    # Barely trained, it reads next to nothing (here nothing at all); what it reads are cards,
+    # and it says why there is no count.
     assert (reading.width, reading.height) == (640, 640)
-    assert all(len(seen.card) == 2 for seen in reading.cards)
-    assert isinstance(reading.problems, tuple)
+    codes = [seen.card for seen in reading.cards]
+    assert set(codes) <= {rank + suit for rank in RANKS for suit in "CDHS"}, codes
+    if not codes and not reading.guesses:
+        assert reading.problems == ("no cards found: lay the cards face up with their corners in view",)
+    else:  # read at all, it is short of the 5 asked for, and says so
+        assert len(codes) >= 5 or any(f"{len(codes)} card{'' if len(codes) == 1 else 's'} read but 5 expected" in problem
+                                      for problem in reading.problems), (codes, reading.problems)
 
 
 def test_a_finished_recipe_started_again_trains_nothing_more(tiny_models, real_photos, tmp_path):
