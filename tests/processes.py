@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import time
 from typing import Callable
+
+from waiting import wait_until
 
 
 def stop_with_ctrl_c(process: subprocess.Popen) -> str:
@@ -21,22 +22,20 @@ def stop_with_ctrl_c(process: subprocess.Popen) -> str:
     return err
 
 
-def ctrl_c_from_terminal(command: list[str], under_way: Callable[[], bool], wait: float = 120.0,
-                         then: float = 0.0) -> subprocess.CompletedProcess:
+def ctrl_c_from_terminal(command: list[str], under_way: Callable[[], bool],
+                         wait: float = 120.0) -> subprocess.CompletedProcess:
     """Runs ``command`` in its own process group and, once ``under_way()`` (checked until
-    ``wait`` seconds have passed, failing with what it wrote otherwise) and ``then`` seconds
-    more, sends Ctrl-C to the whole group, as a terminal does to every process of a command.
-    Returns the finished process; killed whatever happens."""
+    ``wait`` seconds have passed, failing with what it wrote otherwise), sends Ctrl-C to the
+    whole group, as a terminal does to every process of a command. Returns the finished
+    process; killed whatever happens."""
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                start_new_session=True)
     try:
-        deadline = time.monotonic() + wait
-        while not under_way():
-            if process.poll() is not None or time.monotonic() > deadline:
-                out, err = process.communicate(timeout=60) if process.poll() is not None else ("", "")
-                raise AssertionError(f"not under way: {(out + err)[-3000:]}")
-            time.sleep(0.2)
-        time.sleep(then)
+        wait_until(lambda: under_way() or process.poll() is not None, timeout=wait, step=0.2,
+                   message="not under way")
+        if not under_way():  # it ended before
+            out, err = process.communicate(timeout=60)
+            raise AssertionError(f"not under way: {(out + err)[-3000:]}")
         os.killpg(process.pid, signal.SIGINT)
         out, err = process.communicate(timeout=60)
     finally:

@@ -511,6 +511,8 @@ def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: in
     last_save = last_log = time.monotonic()
     clock = time.monotonic() - state["seconds"]
     try:
+        # Said once in the loop's try: a Ctrl-C from here on is saved in the checkpoint.
+        log(f"classifier: training, {max(0.0, budget - state['seconds']) / 60:.1f} min to go")
         while state["seconds"] < budget:
             for group in optimizer.param_groups:  # cosine over the wall-clock budget, 2 % warm-up
                 progress = state["seconds"] / budget

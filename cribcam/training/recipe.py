@@ -27,6 +27,7 @@ import threading
 import time
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Callable
 
 from cribcam.datagen.shared import default_real_photos
 from cribcam.vision.models import CLASSIFIER_FILE, FINDER_FILE
@@ -174,19 +175,20 @@ class RunHours:
     seconds and at the end: a run cut (Ctrl-C, ``kill``, a session's end) and started again
     counts what its earlier starts spent too (a killed one, up to its last save)."""
 
-    def __init__(self, path: Path, every: float = 60.0):
+    def __init__(self, path: Path, every: float = 60.0, clock: Callable[[], float] = time.monotonic):
         self.path = path
         try:
             self.earlier = float(json.loads(path.read_text())["hours"])
         except (OSError, ValueError, KeyError):
             self.earlier = 0.0
-        self.started = time.monotonic()
+        self.clock = clock  # seconds, monotonic (tests pass a fake one)
+        self.started = clock()
         self.ended = threading.Event()
         self.keeper = threading.Thread(target=self._keep, args=(every,), daemon=True)
         self.keeper.start()
 
     def __call__(self) -> float:
-        return self.earlier + (time.monotonic() - self.started) / 3600
+        return self.earlier + (self.clock() - self.started) / 3600
 
     def end(self) -> None:
         self.ended.set()

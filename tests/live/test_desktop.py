@@ -16,6 +16,7 @@ from cribcam.live.lock import HandLock
 from cribcam.vision.reading import Reading, SeenCard
 
 from processes import stop_with_ctrl_c
+from waiting import wait_until
 
 COUNT_OPTIONS = {"starter": None, "crib": False, "claim": None, "variant": "six-card"}
 
@@ -242,10 +243,8 @@ def test_cribcam_live_serves_the_live_page_and_opens_it_in_the_browser(tmp_path)
         url = first.split()[2]
         assert process.stdout.readline().strip() == \
             f"cribcam live: the live page is {url}live: opening it in the browser"
-        for _ in range(600):
-            if opened.exists() and opened.read_text():
-                break
-            subprocess.run(["sleep", "0.1"])
+        wait_until(lambda: opened.exists() and opened.read_text(), timeout=60, step=0.1,
+                   message="the browser was not opened on the page")
         assert opened.read_text() == f"{url}live 200 True"
     finally:
         err = stop_with_ctrl_c(process)

@@ -24,6 +24,7 @@ from cribcam.web import create_app, reader_slot
 from cribcam.web.reader_slot import ModelUnavailable, ReaderSlot
 
 from image_tools import png_bomb, with_exif_orientation
+from waiting import stays_false, wait_until
 from webtools import DATA, StubReader, encode
 
 HAND = {"hand": ["5H", "5C", "5S", "JD"], "starter": "5D"}
@@ -471,26 +472,31 @@ def test_uploads_through_waitress_are_never_written_to_disk(stub_app, live_serve
 
 
 def test_the_model_is_loaded_once_however_many_threads_ask(monkeypatch):
-    import time
-
     import cribcam.vision
 
-    loads = []
+    loads, loading, finish = [], threading.Event(), threading.Event()
 
-    class SlowReader:
+    class SlowReader:  # loading until the test lets it finish
         def __init__(self, model_path=None, threads=0):
             loads.append(model_path)
-            time.sleep(0.2)
+            loading.set()
+            finish.wait(30)
 
     monkeypatch.setattr(cribcam.vision, "CardReader", SlowReader)
     slot = ReaderSlot(model_path="m.onnx")
     got = []
     threads = [threading.Thread(target=lambda: got.append(slot.get())) for _ in range(8)]
-    for t in threads:
+    threads[0].start()
+    assert loading.wait(30), "the first thread did not start loading the model"
+    for t in threads[1:]:
         t.start()
+    # Asked while the model loads, the other threads wait for it: none starts a load of its own
+    # (one would start at once; this only asserts that none does in that time).
+    assert stays_false(lambda: len(loads) > 1, seconds=0.3), f"loaded again: {loads}"
+    finish.set()
     for t in threads:
-        t.join()
-    assert loads == ["m.onnx"] and len({id(r) for r in got}) == 1
+        t.join(30)
+    assert loads == ["m.onnx"] and len(got) == 8 and len({id(r) for r in got}) == 1
 
 
 def test_a_model_installed_later_is_picked_up_without_a_restart(monkeypatch):
@@ -529,28 +535,32 @@ def test_reading_record_keeps_the_reader_fields(stub_client, photo_bytes):
 
 
 def test_photos_are_read_at_most_concurrent_reads_at_a_time():
-    import time
+    inside, peak, lock, finish = [0], [0], threading.Lock(), threading.Event()
 
-    busy, peak, lock = [0], [0], threading.Lock()
-
-    class Counting:
+    class Held:  # each read lasts until the test lets them finish
         def read(self, image, expected=None, starter=True):
             with lock:
-                busy[0] += 1
-                peak[0] = max(peak[0], busy[0])
-            time.sleep(0.05)
+                inside[0] += 1
+                peak[0] = max(peak[0], inside[0])
+            finish.wait(30)
             with lock:
-                busy[0] -= 1
+                inside[0] -= 1
             return Reading()
 
-    slot = ReaderSlot(Counting(), concurrent_reads=2)
-    threads = [threading.Thread(target=slot.read, args=(np.zeros((4, 4, 3), np.uint8),))
+    slot = ReaderSlot(Held(), concurrent_reads=2)
+    read = []
+    threads = [threading.Thread(target=lambda: read.append(slot.read(np.zeros((4, 4, 3), np.uint8))))
                for _ in range(8)]
     for t in threads:
         t.start()
+    wait_until(lambda: inside[0] >= 2, message=lambda: f"{inside[0]} photos read at once, not 2")
+    # The six others wait for a turn while the two are read (one let in would come at once;
+    # this only asserts that none does in that time).
+    assert stays_false(lambda: inside[0] > 2, seconds=0.3), f"{inside[0]} photos read at once"
+    finish.set()
     for t in threads:
-        t.join()
-    assert peak[0] == 2
+        t.join(30)
+    assert peak[0] == 2 and len(read) == 8
 
 
 def test_the_servers_default_threads_exceed_the_photos_read_at_once():

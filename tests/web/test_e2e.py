@@ -22,6 +22,7 @@ from cribcam.scoring import score_hand
 from cribcam.web import create_app
 
 from image_tools import png_bomb, with_exif_orientation
+from waiting import in_page, wait_until
 from webtools import ARTIFACTS, DATA, LABELS, StubReader, encode
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (the test extra)")
@@ -178,11 +179,7 @@ def claim(page, points: int) -> None:
 
 def wait_for_request(page, held: list) -> None:
     """Waits up to 10 s until a request that a test's route holds back is in ``held``."""
-    for _ in range(200):
-        if held:
-            return
-        page.wait_for_timeout(50)
-    raise AssertionError("the page sent no request to hold")
+    wait_until(lambda: held, timeout=10, pause=in_page(page), message="the page sent no request to hold")
 
 
 def expected_total(hand, starter, **kwargs) -> str:
@@ -628,11 +625,8 @@ def test_a_deck_chosen_then_removed_goes_back_to_the_bundled_model(open_page, tm
     expect(tab.page.locator("body.ready")).to_have_count(1)
     expect(tab.page.locator("#deck-choice-box")).to_be_hidden()
     # Otherwise every photo would be read with a deck that is not there: 404 until chosen again.
-    for _ in range(50):  # the page resets it once /api/decks has answered
-        if tab.page.evaluate("document.cookie") == "cribcam-deck=":
-            break
-        tab.page.wait_for_timeout(100)
-    assert tab.page.evaluate("document.cookie") == "cribcam-deck="
+    # The page resets it once /api/decks has answered.
+    tab.page.wait_for_function("document.cookie === 'cribcam-deck='", timeout=10_000)
     tab.close()
 
 

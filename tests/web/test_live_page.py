@@ -21,11 +21,13 @@ import numpy as np
 import pytest
 
 from cribcam.live.https import TLSFront, local_names, network_address, self_signed_certificate, server_context
+from cribcam.live.laid import STILL_FOR
 from cribcam.scoring import score_hand
 from cribcam.web import create_app
 from cribcam.web.server import make_server, server_url
 
 from test_e2e import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE, SHOTS, Page, change_card, hand_chips, sync_api
+from waiting import in_page, wait_until
 from webtools import PLACEHOLDER_FITS, LiveServer, StubReader
 
 expect = sync_api.expect
@@ -33,6 +35,7 @@ expect = sync_api.expect
 FAKE_CAMERA = "--use-fake-device-for-media-stream"
 ALLOW_CAMERA = "--use-fake-ui-for-media-stream"
 HAND = ["5H", "5C", "5S", "JD", "5D"]
+FRAME_SECONDS = 0.1  # a frame's time on a play's clock that counts frames
 OTHER = ["2C", "3D", "4S", "9H", "KD"]
 
 
@@ -128,21 +131,25 @@ def frames_read(reader: StubReader) -> int:
 def wait_for_frames(page, reader: StubReader, n: int) -> None:
     """Lets the page send ``n`` more frames."""
     target = frames_read(reader) + n
-    for _ in range(600):
-        if frames_read(reader) >= target:
-            return
-        page.wait_for_timeout(50)
-    pytest.fail(f"the page sent {frames_read(reader)} frames, not {target}")
+    wait_until(lambda: frames_read(reader) >= target, timeout=30, pause=in_page(page),
+               message=lambda: f"the page sent {frames_read(reader)} frames, not {target}")
 
 
 def wait_for_size(page, reader, width: int, timeout_ms: int = 10_000) -> None:
     """Waits until the reader gets frames ``width`` pixels wide."""
-    for _ in range(timeout_ms // 50):
-        if reader.last_size and reader.last_size[0] == width:
-            return
-        page.wait_for_timeout(50)
-    shape = page.evaluate("[video.videoWidth, video.videoHeight]")
-    pytest.fail(f"the page sent frames of {reader.last_size}, not {width} wide ({frames_read(reader)} frames; {shape})")
+    def sent() -> str:
+        shape = page.evaluate("[video.videoWidth, video.videoHeight]")
+        return f"the page sent frames of {reader.last_size}, not {width} wide ({frames_read(reader)} frames; {shape})"
+
+    wait_until(lambda: reader.last_size and reader.last_size[0] == width, timeout=timeout_ms / 1000,
+               pause=in_page(page), message=sent)
+
+
+def requests_seen(page) -> None:
+    """Returns once the test has seen every request the page sent till now: the page sends one
+    more, and it is waited for (a page's requests reach the test in the order it sends them)."""
+    with page.expect_request(lambda request: request.url.endswith("/api/status?seen")):
+        page.evaluate("fetch('/api/status?seen')")
 
 
 # --- following the camera ------------------------------------------------------------------
@@ -453,7 +460,10 @@ def test_the_page_locks_onto_each_hand_of_a_clip_in_turn(shipped_models, tmp_pat
 
 def test_the_play_is_watched_counted_and_pegged_and_a_go_is_one_button(camera_browser, live_tabs):
     reader = CountingReader([])
-    tab = live_tabs.open(camera_browser, create_app({"TESTING": True}, reader=reader), viewport=PHONE)
+    # The play's clock counts the frames read (FRAME_SECONDS each): "lies still for STILL_FOR
+    # seconds" means as many frames, however slowly a busy machine sends them.
+    app = create_app({"TESTING": True, "LIVE_CLOCK": lambda: frames_read(reader) * FRAME_SECONDS}, reader=reader)
+    tab = live_tabs.open(camera_browser, app, viewport=PHONE)
     page = tab.page
     expect(page.locator("#lock-status")).to_have_attribute("data-lock", "looking")
     page.fill("#play-players", "Ann Bob")
@@ -483,8 +493,9 @@ def test_the_play_is_watched_counted_and_pegged_and_a_go_is_one_button(camera_br
     # The list of turns follows: the card as named, its count and pegs anew.
     expect(page.locator("#play-events li")).to_have_text(["Bob 9♦: 14", "Ann 5♥: 5"])
     reader.show(["5H", "TD"])  # the camera still reads it as the ten where it lies: not laid again
-    page.wait_for_timeout(800)
+    wait_for_frames(page, reader, round(2 * STILL_FOR / FRAME_SECONDS))  # laid, it would be by now
     expect(page.locator("#play-count")).to_have_text("14")
+    expect(page.locator("#play-events li")).to_have_count(2)
 
     page.click("#go-button")  # Ann cannot say go on 14: any card fits (said once: "Ann: Ann cannot…" before)
     expect(page.locator("#play-said")).to_have_text("Ann cannot say go on 14: any card fits under 31, so Ann plays one")
@@ -514,11 +525,8 @@ def test_a_play_started_while_the_first_frame_is_read_keeps_its_session(camera_b
     reader = HeldReader([])
     tab = live_tabs.open(camera_browser, create_app({"TESTING": True}, reader=reader))
     page = tab.page
-    for _ in range(200):  # waited for in the page: its requests go through this thread (Page's routes)
-        if reader.holding.is_set():
-            break
-        page.wait_for_timeout(50)
-    assert reader.holding.is_set(), "no frame came to the reader"
+    # Waited for in the page: its requests go through this thread (Page's routes).
+    wait_until(reader.holding.is_set, timeout=10, pause=in_page(page), message="no frame came to the reader")
     page.fill("#play-players", "Ann Bob")
     page.fill("#play-dealer", "Bob")
     page.click("#play-form button[type=submit]")
@@ -688,12 +696,12 @@ def test_the_g_key_says_go_once_and_not_with_ctrl_nor_held_nor_while_typing(came
     page.keyboard.press("Alt+g")
     page.locator("#play-dealer").evaluate(  # typed in a field (the form's, hidden now)
         "field => field.dispatchEvent(new KeyboardEvent('keydown', { key: 'g', bubbles: true }))")
-    page.wait_for_timeout(500)
+    requests_seen(page)
     assert goes == []
     page.keyboard.down("g")  # held down: one go, not one for each repeat
     expect(page.locator("#play-said")).to_have_text("Ann cannot say go on 0: any card fits under 31, so Ann plays one")
     page.keyboard.down("g")  # Playwright sends these with repeat set
     page.evaluate("document.body.dispatchEvent(new KeyboardEvent('keydown', { key: 'g', repeat: true, bubbles: true }))")
     page.keyboard.up("g")
-    page.wait_for_timeout(500)
+    requests_seen(page)
     assert len(goes) == 1
