@@ -76,8 +76,13 @@ class ReaderSlot:
         """Reads with the deck chosen for this request, at most ``concurrent_reads`` at a time
         (``CardReader.read``'s arguments)."""
         reader = self.chosen()
-        with self._reads:
+        with self.at_most():
             return reader.read(image, expected=expected, starter=starter)
+
+    def at_most(self) -> threading.BoundedSemaphore:
+        """Held while a photo is decoded or read: ``concurrent_reads`` at a time, the memory
+        and the cores of a photo's work bounded together."""
+        return self._reads
 
     def deck_reader(self, name: str):
         """A reader with the classifier of the taught deck ``name``, loaded once (again when
