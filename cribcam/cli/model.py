@@ -30,7 +30,11 @@ def open_reader(model: Path | None, deck: str | None = None):
         if model is None:
             raise UsageError(f"no card-reading model is installed ({exc})") from None
         raise UsageError(str(exc)) from None
-    except Exception as exc:  # a damaged or incompatible .onnx file
+    except Exception as exc:  # a damaged or incompatible .onnx file, or a taught deck's
+        if deck:  # the deck's own file, most likely: the models load alone (issue 46)
+            raise UsageError(f"the taught deck {deck} could not be loaded ({type(exc).__name__}: "
+                             f"{exc}): teach it again with cribcam teach, or read without "
+                             f"--deck") from None
         raise UsageError(f"the model {model or 'bundled with cribcam'} could not be loaded: "
                          f"{type(exc).__name__}: {exc}") from None
 

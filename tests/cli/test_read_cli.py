@@ -104,6 +104,20 @@ def test_a_deck_taught_on_another_classifier_is_said_as_the_decks_to_teach_again
     assert str(said.value).startswith(f"the deck at {tmp_path} was taught on another card classifier")
 
 
+def test_a_damaged_taught_deck_is_said_as_the_deck_not_the_bundled_model(shipped_models, tmp_path, monkeypatch):
+    from cribcam.cli.main import UsageError
+    from cribcam.cli.model import open_reader
+
+    heads = tmp_path / "heads.npz"
+    heads.write_bytes(b"not a heads file")  # a deck's file damaged on disk
+    monkeypatch.setattr("cribcam.vision.decks.deck_classifier", lambda name: heads)
+    with pytest.raises(UsageError) as said:
+        open_reader(None, "kitchen")
+    assert str(said.value).startswith("the taught deck kitchen could not be loaded (")
+    assert str(said.value).endswith("teach it again with cribcam teach, or read without --deck")
+    assert "bundled" not in str(said.value)
+
+
 def test_a_card_in_view_beyond_a_count_given_is_said(shipped_models):
     # A crib of five-card cribbage is 4 cards with the starter named: of the photo's five,
     # the QS (read at 0.86) went into the QH as its other corner, and nothing said so.
