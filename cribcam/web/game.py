@@ -27,6 +27,7 @@ nothing. The games are kept in the database of ``GAME_DB`` in the app's config, 
 
 from __future__ import annotations
 
+import logging
 import threading
 
 from flask import Blueprint, current_app, jsonify, render_template, request
@@ -37,6 +38,7 @@ from cribcam.game.store import (MAX_PER_PAGE, PER_PAGE, GameConflict, GameNotFou
 from cribcam.web import api
 
 bp = Blueprint("game", __name__)
+log = logging.getLogger(__name__)
 
 # Bad input is answered as on the rest of the API: the same errors, the same statuses.
 for _handlers in api.bp.error_handler_spec[None].values():
@@ -53,6 +55,12 @@ _ENTRY_EXAMPLE = '{"type": "deal", "starter": "5D"}'
 @bp.errorhandler(GameError)
 def _game_error(exc: GameError):
     status = next(code for kind, code in _STATUS if isinstance(exc, kind))
+    if isinstance(exc, StoreError):
+        # Where the database lies and how it fails is the operator's business, in the server's
+        # log; a player is told the games are out of reach (a 503 showed the database's path).
+        log.error("%s", exc)
+        return jsonify(error="the games cannot be kept on this server now: its games database "
+                             "cannot be used (the server's log says why)"), status
     return jsonify(error=str(exc)), status
 
 

@@ -229,19 +229,23 @@ def test_the_page_continues_a_game_by_its_address(client):
     assert f'data-game="{game_id}"'.encode() in client.get(f"/game/{game_id}").data
 
 
-def test_a_database_that_cannot_be_used_answers_503(tmp_path):
+# What a player is told of a database the server cannot use: not where it lies (the log says).
+UNUSABLE = ("the games cannot be kept on this server now: its games database cannot be used (the "
+            "server's log says why)")
+
+
+def test_a_database_that_cannot_be_used_answers_503(tmp_path, caplog):
     from cribcam.web import create_app
 
     app = create_app({"TESTING": True, "MODEL_PATH": tmp_path / "no-model.onnx",
                       "GAME_DB": "not a database"})
     response = app.test_client().post("/api/games", json={})
     assert response.status_code == 503
-    assert response.get_json() == {"error": "'not a database' is not a database URL: use "
-                                            "sqlite:///path/games.sqlite3 or "
-                                            "postgresql://user@host/dbname"}
+    assert response.get_json() == {"error": UNUSABLE}
+    assert "'not a database' is not a database URL: use sqlite:///path/games.sqlite3" in caplog.text
 
 
-def test_a_file_that_is_no_database_answers_503_and_the_page_still_loads(tmp_path):
+def test_a_file_that_is_no_database_answers_503_and_the_page_still_loads(tmp_path, caplog):
     from cribcam.web import create_app
 
     garbage = tmp_path / "notadb.sqlite3"
@@ -251,8 +255,9 @@ def test_a_file_that_is_no_database_answers_503_and_the_page_still_loads(tmp_pat
     client = app.test_client()
     for response in (client.get("/api/games"), client.post("/api/games", json={})):
         assert response.status_code == 503
-        assert response.get_json() == {"error": f"the games database sqlite:///{garbage} "
-                                                f"cannot be used: file is not a database"}
+        assert response.get_json() == {"error": UNUSABLE}
+        assert str(garbage) not in response.get_data(as_text=True)
+    assert f"the games database sqlite:///{garbage} cannot be used: file is not a database" in caplog.text
     assert client.get("/game").status_code == 200
 
 
