@@ -10,8 +10,10 @@ one line with exit status 2: never a traceback. With ``--json`` the line is JSON
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import json
+import os
 import sys
 
 from cribcam.scoring.cards import CardError
@@ -62,13 +64,26 @@ def main(argv: list[str] | None = None) -> int:
         # No parsed options to ask: a --json anywhere on the line asked for JSON.
         return report_error(exc.prog, str(exc), as_json="--json" in argv)
     try:
-        return int(args.handler(args) or 0)
+        status = int(args.handler(args) or 0)
+        sys.stdout.flush()  # standard output on a full disk is said here, not at exit
+        return status
     except (UsageError, CardError) as exc:
         return report_error(f"cribcam {args.command}", str(exc), getattr(args, "json", False))
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:
+        if exc.errno not in DISK_FULL:
+            raise
+        # What was left to write goes nowhere, so that exiting does not try it again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return report_error(f"cribcam {args.command}", f"could not write {exc.filename or 'the output'}: "
+                            f"{exc.strerror} (make room, then run it again)", False)
+
+
+# A disk (or a quota) with no room left: said in one line by every command.
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 
 
 def report_error(prog: str, message: str, as_json: bool) -> int:

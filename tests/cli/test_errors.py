@@ -2,6 +2,7 @@
 exit status 2 either way, never a traceback."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -99,3 +100,21 @@ def test_a_place_that_cannot_be_written_is_said_in_one_line(tmp_path, capsys, ar
     err = capsys.readouterr().err
     assert err.endswith(f"error: {option.replace('FILE', str(in_the_way))}: the folder cannot be made "
                         f"(Not a directory)\n") and len(err.splitlines()) == 1
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full to stand for a full disk")
+def test_a_full_disk_is_said_in_one_line(tmp_path):
+    """/dev/full answers every write "no space left on device", as a full disk does (issue 46:
+    a traceback from `count` to standard output, `game export --out`, `live --out`...)."""
+    env = {**os.environ, "CRIBCAM_DB": f"sqlite:///{tmp_path / 'games.sqlite3'}"}
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "cribcam", "count", "5H", "5C", "5S", "JD", "--starter", "5D"],
+                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (2, "cribcam count: error: could not write the output: No space "
+                                                 "left on device (make room, then run it again)\n")
+    game_id = subprocess.run([sys.executable, "-m", "cribcam", "game", "new", "--players", "Ann", "Bob"], env=env,
+                             capture_output=True, text=True, timeout=120).stdout.strip()
+    done = subprocess.run([sys.executable, "-m", "cribcam", "game", "export", game_id, "--out", "/dev/full"],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (2, "cribcam game: error: could not write the output: No space "
+                                                 "left on device (make room, then run it again)\n")
