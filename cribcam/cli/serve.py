@@ -131,17 +131,21 @@ def _check_database(url: str) -> None:
 
 
 def _tls_front(host: str, port: int, backend_port: int):
-    """A TLS front with a fresh self-signed certificate, its URL, and lines for the user:
-    the certificate's fingerprint and where a phone can open the live page."""
+    """A TLS front with the self-signed certificate kept in the data folder (made the first
+    time), its URL, and lines for the user: the certificate's fingerprint and where a phone
+    can open the live page."""
     from cribcam.live import https
+    from cribcam.vision.decks import data_dir
 
     names = https.local_names(host)
-    cert, key = https.self_signed_certificate(names)
+    folder = data_dir() / "https"
+    cert, key, new = https.kept_certificate(folder, names)
     front = https.TLSFront(https.server_context(cert, key), host, port, backend_port)
     every = host in https.WILDCARDS
     shown = "127.0.0.1" if every else host
     url = f"https://{f'[{shown}]' if ':' in shown else shown}:{front.port}/"
-    notes = [f"self-signed certificate for {', '.join(names)}; SHA-256 {https.fingerprint(cert)}"]
+    kept = f"made now and kept in {folder}" if new else f"kept in {folder}, as a phone trusted it before"
+    notes = [f"self-signed certificate for {', '.join(names)} ({kept}); SHA-256 {https.fingerprint(cert)}"]
     address = https.network_address() if every else None
     if address:
         notes.append(f"on a phone on this network open https://{address}:{front.port}/live "

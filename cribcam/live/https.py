@@ -2,11 +2,13 @@
 
 Browsers give a page the camera only over HTTPS (or on localhost). A phone on the same
 network reaches the server by its address, so ``cribcam serve --https`` makes a certificate
-for this machine's names and addresses at start-up (nothing is downloaded, nothing is kept
-on disk) and accepts TLS connections in front of the usual waitress server, which listens
-on loopback only. The certificate is signed by itself, not by an authority the phone
-knows: the browser warns once, and the SHA-256 fingerprint printed at start-up is the one
-its certificate details should show.
+for this machine's names and addresses (nothing is downloaded) and accepts TLS connections
+in front of the usual waitress server, which listens on loopback only. The certificate is
+signed by itself, not by an authority the phone knows: the browser warns once, and the
+SHA-256 fingerprint printed at start-up is the one its certificate details should show. It
+is kept in the data folder and used again at the next start while it is valid for the same
+names (``kept_certificate``): a phone that trusted it once need not be asked again after a
+restart.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ import tempfile
 import threading
 from pathlib import Path
 
-VALID_DAYS = 30
+VALID_DAYS = 365
+RENEW_DAYS = 7  # a kept certificate this close to its end is made anew
 HANDSHAKE_SECONDS = 10
 MAX_CONNECTIONS = 100  # as many as waitress serves (its connection_limit)
 WILDCARDS = ("", "0.0.0.0", "::")  # listen on every interface
@@ -82,6 +85,32 @@ def self_signed_certificate(names: list[str], days: int = VALID_DAYS) -> tuple[b
     key_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                 serialization.NoEncryption())
     return certificate.public_bytes(serialization.Encoding.PEM), key_pem
+
+
+def kept_certificate(folder: Path, names: list[str]) -> tuple[bytes, bytes, bool]:
+    """The certificate and key kept in ``folder`` when they are valid for ``names`` for
+    ``RENEW_DAYS`` more; else new ones, kept there (the key readable by its owner only).
+    Returns them as PEM, and whether they are new."""
+    from cryptography import x509
+
+    cert_path, key_path = folder / "certificate.pem", folder / "key.pem"
+    try:
+        cert_pem, key_pem = cert_path.read_bytes(), key_path.read_bytes()
+        certificate = x509.load_pem_x509_certificate(cert_pem)
+        covered = {str(name.value) for name in certificate.extensions.get_extension_for_class(
+            x509.SubjectAlternativeName).value}
+        ends = certificate.not_valid_after_utc - datetime.datetime.now(datetime.timezone.utc)
+        if set(names) <= covered and ends > datetime.timedelta(days=RENEW_DAYS):
+            return cert_pem, key_pem, False
+    except (OSError, ValueError, x509.ExtensionNotFound):  # none kept, or one unreadable
+        pass
+    cert_pem, key_pem = self_signed_certificate(names)
+    folder.mkdir(parents=True, exist_ok=True)
+    key_path.touch(mode=0o600)
+    key_path.chmod(0o600)
+    key_path.write_bytes(key_pem)
+    cert_path.write_bytes(cert_pem)
+    return cert_pem, key_pem, True
 
 
 def fingerprint(cert_pem: bytes) -> str:

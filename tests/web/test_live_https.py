@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from cryptography import x509
 
-from cribcam.live.https import (TLSFront, fingerprint, local_names, self_signed_certificate,
+from cribcam.live.https import (VALID_DAYS, TLSFront, fingerprint, local_names, self_signed_certificate,
                                 server_context)
 from cribcam.web import create_app
 
@@ -59,7 +59,7 @@ def test_the_certificate_is_self_signed_for_this_machines_names(certificate):
     assert "localhost" in names.get_values_for_type(x509.DNSName)
     assert {"127.0.0.1", "::1"} <= {str(ip) for ip in names.get_values_for_type(x509.IPAddress)}
     days = (cert.not_valid_after_utc - datetime.datetime.now(datetime.timezone.utc)).days
-    assert 28 <= days <= 30
+    assert VALID_DAYS - 2 <= days <= VALID_DAYS  # a year: kept, and used again at each start
     assert b"PRIVATE KEY" in key_pem and b"ENCRYPTED" not in key_pem
     assert len(fingerprint(cert_pem).split(":")) == 32
 
@@ -136,14 +136,39 @@ def test_a_taken_port_is_an_os_error(certificate):
 # --- `cribcam serve --https` ---------------------------------------------------------------
 
 
-def test_cribcam_serve_https_prints_its_address_and_fingerprint():
+def test_cribcam_serve_https_prints_its_address_and_fingerprint_and_keeps_its_certificate(
+        tmp_path, monkeypatch):
+    monkeypatch.setenv("CRIBCAM_DATA", str(tmp_path))  # the certificate is kept in the data folder
     with serving("--https", "--port", "0", "--threads", "2") as process:
         line = process.stdout.readline()
         assert line.startswith("cribcam serve: https://127.0.0.1:"), line + process.stderr.read()
         port = int(line.split()[2].rstrip("/").rsplit(":", 1)[1])
         note = process.stdout.readline()
         assert "self-signed certificate for localhost, 127.0.0.1" in note
+        assert f"(made now and kept in {tmp_path / 'https'})" in note
         cert_pem = ssl.get_server_certificate(("127.0.0.1", port)).encode()
         assert note.rstrip().endswith(f"SHA-256 {fingerprint(cert_pem)}")
         status, body = get(port, "/live", trusting(cert_pem))
         assert status == 200 and b"cribcam live" in body
+    # Restarted, it serves the same certificate: a phone that trusted it is not asked again.
+    with serving("--https", "--port", "0", "--threads", "2") as process:
+        process.stdout.readline()
+        note = process.stdout.readline()
+        assert f"(kept in {tmp_path / 'https'}, as a phone trusted it before)" in note
+        assert note.rstrip().endswith(f"SHA-256 {fingerprint(cert_pem)}")
+    assert (tmp_path / "https" / "key.pem").stat().st_mode & 0o077 == 0  # the owner's alone
+
+
+def test_a_kept_certificate_is_made_anew_for_other_names_or_near_its_end(tmp_path):
+    from cribcam.live.https import RENEW_DAYS, kept_certificate
+
+    first, _, new = kept_certificate(tmp_path, ["localhost", "127.0.0.1"])
+    assert new and kept_certificate(tmp_path, ["localhost"]) == (first, (tmp_path / "key.pem").read_bytes(), False)
+    other, _, new = kept_certificate(tmp_path, ["localhost", "192.0.2.7"])  # an address it lacks
+    assert new and other != first
+    ending = self_signed_certificate(["localhost"], days=RENEW_DAYS - 1)
+    (tmp_path / "certificate.pem").write_bytes(ending[0])
+    (tmp_path / "key.pem").write_bytes(ending[1])
+    assert kept_certificate(tmp_path, ["localhost"])[2]  # too near its end: made anew
+    (tmp_path / "certificate.pem").write_text("not a certificate")
+    assert kept_certificate(tmp_path, ["localhost"])[2]
