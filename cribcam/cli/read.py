@@ -10,6 +10,7 @@ from cribcam.cli.decks import add_deck_option
 from cribcam.cli.main import UsageError
 from cribcam.cli.model import PHOTO_FORMATS, open_reader, read_photo
 from cribcam.cli.output import output_folder
+from cribcam.vision.reading import MORE_IN_VIEW
 
 
 def add_parser(subparsers) -> None:
@@ -69,6 +70,9 @@ def format_reading(report: dict) -> str:
         lines.append("Which card is the starter? The count by choice of starter:")
         lines += [f"  starter {t['starter']}: {t['total']}" for t in report["totals_by_starter"]]
         lines.append("Name it with --starter to count it.")
+    elif any(problem.startswith(MORE_IN_VIEW) for problem in report["problems"]):
+        lines.append("Not counted: which of the cards in view make the hand is a guess (count "
+                     "them with cribcam count CARD ... --starter CARD)")
     elif report["starter"] is None and len(report["cards"]) == report["expected"]:  # --hand-only
         lines.append("The hand is read: name its starter with --starter to count it.")
     return "\n".join(lines)

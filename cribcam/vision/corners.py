@@ -48,7 +48,7 @@ import numpy as np
 
 from cribcam.scoring.cards import CARD_CODES, RED_SUITS
 from cribcam.vision.detections import Detections, holds, overlap_of_smaller
-from cribcam.vision.reading import SeenCard
+from cribcam.vision.reading import MORE_IN_VIEW, SeenCard
 
 # Opposite corners of one card lie this many index-box sizes apart (centre to centre); two
 # cards' corners in a fan or a row lie closer. Measured on rendered decks: 3.5 to 9.
@@ -237,11 +237,11 @@ def _more_than_expected(expected: int, left_out: list[str]) -> str:
     if len(left_out) > MORE_NAMED:
         # Only the cards read surely are counted: more may lie in view, read as one corner
         # among others' faces, and a number said as all of them would be wrong (issue 45).
-        return (f"more cards in view than the {expected} expected: {len(left_out)} read surely "
+        return (f"{MORE_IN_VIEW} {expected} expected: {len(left_out)} read surely "
                 f"were left out; "
                 f"photograph only the cards to count, or fix the misread ones")
     named = " and the ".join(sorted(left_out))
-    return (f"more cards in view than the {expected} expected: the {named} "
+    return (f"{MORE_IN_VIEW} {expected} expected: the {named} "
             f"{'was' if len(left_out) == 1 else 'were'} left out; take away the extra cards or fix the misread ones")
 
 

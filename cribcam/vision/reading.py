@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 
 STARTER_UNKNOWN = "could not tell which card is the starter"  # how that problem begins
 GUESSED = "a card could only be guessed"  # how the problem that names the guesses begins
+# How the problem of cards read surely beyond the number the photo should hold begins: which
+# of them make the hand is a guess, so they are not counted (vision.report.reading_report).
+MORE_IN_VIEW = "more cards in view than the"
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from cribcam.scoring import CardError, parse_card, rules, score_hand
 from cribcam.scoring.report import count_report
-from cribcam.vision.reading import STARTER_UNKNOWN, Reading
+from cribcam.vision.reading import MORE_IN_VIEW, STARTER_UNKNOWN, Reading
 
 
 def expected_cards(variant: str = rules.DEFAULT_VARIANT, crib: bool = False) -> int:
@@ -69,7 +69,8 @@ def reading_report(reading: Reading, starter: str | None = None, crib: bool = Fa
     Returns:
         ``{"cards", "guesses", "starter", "problems", "expected", "count"}``: ``expected`` is
         how many cards the photo should hold; ``count`` is the ``cribcam count --json`` record
-        of the cards read (never of the guesses), or None when they make no hand; then, when
+        of the cards read (never of the guesses), or None when they make no hand, or when more
+        cards were read surely than a hand holds (``MORE_IN_VIEW``: which make it is a guess); then, when
         only the starter is unknown, ``"totals_by_starter"`` lists the total for each choice of
         starter.
     """
@@ -82,6 +83,8 @@ def reading_report(reading: Reading, starter: str | None = None, crib: bool = Fa
         problems[:] = [p for p in problems if not p.startswith(STARTER_UNKNOWN)]
     record["starter"] = chosen
     record["count"] = None
+    if any(problem.startswith(MORE_IN_VIEW) for problem in problems):
+        return record  # which of the cards in view make the hand is a guess: no total of it
     if chosen is None:
         if len(codes) == record["expected"] and not hand_only:  # one of them is the starter
             record["totals_by_starter"] = _totals_by_starter(codes, crib, variant)

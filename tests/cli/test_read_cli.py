@@ -128,6 +128,8 @@ def test_a_card_in_view_beyond_a_count_given_is_said(shipped_models):
     assert ("Problem: more cards in view than the 4 expected: the QS (taken for another corner "
             "of the QH) was left out; take away the extra cards or fix the misread ones"
             ) in done.stdout.splitlines()
+    # which four make the crib is a guess: not counted (issue 45)
+    assert done.stdout.splitlines()[-1].startswith("Not counted: which of the cards in view make the hand")
 
 
 def test_a_photo_of_the_hand_only_is_read_as_the_hand_and_waits_for_its_starter(shipped_models):

@@ -56,3 +56,17 @@ def test_without_the_starter_a_guess_makes_no_totals_by_starter():
     guess = SeenCard("JS", 0.44, ((100.0, 0.0, 105.0, 5.0),), unsure=True, guessed=True)
     report = reading_report(Reading(read.cards, None, (), 640, 480, guesses=(guess,)))
     assert report["count"] is None and "totals_by_starter" not in report
+
+
+def test_cards_read_surely_beyond_a_hand_leave_the_hand_uncounted():
+    # Five of thirteen cards read surely were counted as the hand, which five a guess (issue 45).
+    from dataclasses import replace
+
+    from cribcam.vision.reading import MORE_IN_VIEW
+
+    left_out = f"{MORE_IN_VIEW} 5 expected: 8 read surely were left out; photograph only the cards to count"
+    seen = replace(reading(["5H", "5C", "5S", "JD", "5D"], starter="5D"), problems=(left_out,))
+    for named in (None, "5D"):
+        report = reading_report(seen, starter=named)
+        assert report["count"] is None and "totals_by_starter" not in report
+        assert report["problems"] == [left_out]

@@ -22,6 +22,7 @@ const CHECK_CARDS = "check the ";
 const GUESSED = "a card could only be guessed";
 const CANNOT_COUNT = "cannot count: ";
 const TOO_FEW_OR_MANY = / read but \d+ expected/;
+const MORE_IN_VIEW = "more cards in view than the"; // which of them make the hand is a guess
 const body = document.body;
 
 export const state = {
@@ -33,6 +34,7 @@ export const state = {
   practice: false,
   unsure: new Set(), // codes the reader was not sure of (a reading's `"unsure": true`), not checked yet
   guesses: [], // cards the reader could only guess (a reading's "guesses"): asked, never counted until named
+  leftOut: false, // the reading left cards read surely out: the chips are a guess, counted once the player edits them
 };
 let refreshSeq = 0;
 let lastCount = null;
@@ -201,6 +203,11 @@ async function refresh() {
   }
   if (!state.starter) {
     showCount(null, "Which card is the starter? Tap it and tick “This card is the starter”, or tap ? to add it.", true);
+    return null;
+  }
+  if (state.leftOut) {
+    showCount(null, "Not counted: the photo shows more cards than the hand, and which of them make it is a guess. "
+      + "Take the others away and read it again, or fix the cards here.", true);
     return null;
   }
   body.classList.add("counting");
@@ -374,6 +381,7 @@ function clearClaim() {
 // A new or changed hand: in practice mode the player counts it afresh.
 function handChanged() {
   if (state.practice) clearClaim();
+  state.leftOut = false; // the player has put the cards right: they are the hand
   return refresh();
 }
 
@@ -418,6 +426,7 @@ export function forgetReading() {
   readingProblems = [];
   readingExpected = null;
   state.guesses = [];
+  state.leftOut = false;
   showProblems();
 }
 
@@ -437,6 +446,7 @@ export function adoptReading(data, claimsTypedAtSend = claimEdits) {
   const codes = data.cards.map((c) => c.card);
   state.unsure = new Set(unsureCodes(data.cards));
   state.guesses = (data.guesses || []).map((c) => c.card);
+  state.leftOut = data.problems.some((text) => text.startsWith(MORE_IN_VIEW));
   state.starter = data.starter && codes.includes(data.starter) ? data.starter : null;
   state.hand = codes.filter((c) => c !== state.starter);
   if (!state.starter && data.totals_by_starter) {
