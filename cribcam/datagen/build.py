@@ -16,6 +16,7 @@ import multiprocessing
 import os
 import shutil
 import signal
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -142,6 +143,9 @@ def build(spec: BuildSpec, decks: list, workers: int | None = None, progress: bo
         raise yolo.DataSetError("the number of images must be at least 1")
     decks = sorted(decks, key=lambda d: d.name)  # a scene picks its deck by index
     _prepare_out(spec, force)
+    if progress:  # silent for a minute or more otherwise, before the first scene's progress
+        tqdm.write(f"preparing the card art of {len(decks)} deck designs and the table surfaces "
+                   f"for the scenes (once a build, before its first image)", file=sys.stderr)
     _ASSETS = make_assets(decks, spec.seed, spec.surfaces, noise_size=max(1024, spec.imgsz * 3 // 2))
     _SPEC = spec
     workers = workers or default_workers()
