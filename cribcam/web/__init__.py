@@ -157,6 +157,11 @@ def _api_message(exc: HTTPException, app: Flask) -> str:
     if exc.description and exc.description != type(exc).description:
         return exc.description  # raised with a message of our own
     limit = app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
+    length = request.content_length
+    if exc.code == 413 and length is not None and length <= app.config["MAX_CONTENT_LENGTH"]:
+        # Within the size: werkzeug refuses a form of more parts than MAX_FORM_PARTS so.
+        return (f"the form has more than {app.config['MAX_FORM_PARTS']} fields: send the photo "
+                f"and the few fields the endpoint takes")
     return _MESSAGES.get(exc.code, exc.name.lower()).format(limit=limit)
 
 
