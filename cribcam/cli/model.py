@@ -49,7 +49,7 @@ def read_photo(path: Path):
     """
     import cv2  # here, not at the top: every `cribcam` command imports this module
 
-    from cribcam.vision.images import ImageError, ImageTooLarge, check_pixels, sniff_file
+    from cribcam.vision.images import ImageError, ImageTooLarge, check_pixels, decode_image, sniff_file
 
     if path.is_dir():
         raise UsageError(f"{path} is a folder: give a photo in it ({PHOTO_FORMATS}), "
@@ -57,11 +57,19 @@ def read_photo(path: Path):
     if not path.is_file():
         raise UsageError(f"no such file: {path}")
     try:
-        check_pixels(sniff_file(path))
+        info = sniff_file(path)
+        check_pixels(info)
     except ImageTooLarge as exc:
         raise UsageError(str(exc)) from None
     except (ImageError, OSError):
         pass  # a format the header reader does not know (TIFF): OpenCV reads it, or says so
+    else:
+        # The web's formats are decoded as the web decodes them (a JPEG cut short is refused,
+        # not read half grey), at their full size.
+        try:
+            return decode_image(path.read_bytes(), max_side=max(info.width, info.height))[0]
+        except ImageError as exc:
+            raise UsageError(f"{path}: {exc}") from None
     image = cv2.imread(str(path))
     if image is None:
         raise UsageError(f"{path} is not an image OpenCV can read ({PHOTO_FORMATS})")

@@ -141,3 +141,13 @@ def test_a_photo_of_the_hand_only_is_read_as_the_hand_and_waits_for_its_starter(
     counted = cribcam("read", str(PHOTO.with_name("closeup-3-cards.jpg")), "--hand-only", "--variant", "five-card",
                       "--starter", "5D", "--model", str(shipped_models))
     assert "Total: 2" in counted.stdout.splitlines()
+
+
+def test_a_photo_cut_short_is_refused_as_the_api_refuses_it(tmp_path):
+    # It read half grey at the command line, and was a 415 on the API (issue 46).
+    half = tmp_path / "half.jpg"
+    half.write_bytes(PHOTO.read_bytes()[:30_000])
+    done = cribcam("read", str(half))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (f"cribcam read: error: {half}: the JPEG file could not be decoded: it is "
+                           f"damaged or cut short\n")
