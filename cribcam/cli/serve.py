@@ -25,6 +25,10 @@ def add_parser(subparsers) -> None:
                         help="address to listen on (default 127.0.0.1; 0.0.0.0 for every "
                              "machine on the network: there is no login)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free)")
+    parser.add_argument("--name", action="append", default=[], metavar="NAME",
+                        help="a name the server answers to besides this machine's own (its "
+                             "addresses, host name and localhost), as a browser is given it: "
+                             "cribcam.home.lan (any number of times)")
     parser.add_argument("--model", type=Path, metavar="DIR",
                         help="folder with finder.onnx and classifier.onnx (default: the bundled models)")
     add_deck_option(parser)
@@ -33,9 +37,9 @@ def add_parser(subparsers) -> None:
                         help=f"request threads (default {DEFAULT_THREADS}; photos are read "
                              f"two at a time whatever this is)")
     parser.add_argument("--https", action="store_true",
-                        help="serve over HTTPS with a self-signed certificate made at start-up, "
-                             "so that phones may use their camera on the live page (the "
-                             "browser warns once about the certificate)")
+                        help="serve over HTTPS with a self-signed certificate, made the first "
+                             "time and kept in the data folder, so that phones may use their "
+                             "camera on the live page (the browser warns once about the certificate)")
     parser.set_defaults(handler=run)
 
 
@@ -68,7 +72,11 @@ def run(args, *, name: str = "serve", config: dict | None = None, on_ready=None,
             raise UsageError(str(exc)) from None
     if args.db:
         _check_database(args.db)
-    app = create_app({"MODEL_PATH": args.model, "DECK": args.deck, "GAME_DB": args.db, **(config or {})})
+    from cribcam.live.https import local_names
+
+    hosts = local_names(args.host) + [name.strip() for name in getattr(args, "name", []) if name.strip()]
+    app = create_app({"MODEL_PATH": args.model, "DECK": args.deck, "GAME_DB": args.db, "HOSTS": hosts,
+                      **(config or {})})
     slot = reader_slot(app)
     if args.model is not None and not slot.available and not slot.missing:
         # A model named that is there but cannot be loaded is a mistake to fix, not a server to

@@ -37,6 +37,9 @@ DEFAULTS = {
                             # counts quick while photos are read (bench/load_test.py)
     "LOAD_MODEL_AT_START": True,
     "DECK_READERS_KEPT": 2,  # taught decks' readers kept loaded, the last used (30 to 80 MB each)
+    # The names the server answers to (the Host header): None for this machine's own (its
+    # loopback and network addresses and host names: live.https.local_names); serve --name adds.
+    "HOSTS": None,
     "DECK": None,  # the taught deck photos are read with when a request chooses none (serve --deck)
 }
 
@@ -92,9 +95,25 @@ def create_app(config: dict | None = None, reader=None) -> Flask:
     app.register_blueprint(teach.bp)
     live.init_app(app)
     _register_error_handlers(app)
+    app.before_request(_refuse_other_hosts)
     app.before_request(_refuse_cross_site_writes)
     app.after_request(_security_headers)
     return app
+
+
+def _refuse_other_hosts():
+    """403 for a request to a name the server does not answer to: a page of another site
+    whose name was made to lead here (DNS rebinding) sends its own name as the Host, and its
+    Origin matches it, so the Origin check alone let it change games."""
+    from cribcam.live.https import local_names
+
+    hosts = current_app.config["HOSTS"]
+    if hosts is None:
+        hosts = current_app.config["HOSTS"] = local_names("127.0.0.1")
+    name = urlsplit(f"//{request.host}").hostname or ""
+    if name.lower() not in {host.lower() for host in hosts}:
+        raise Forbidden(f"this server does not answer to the name {name[:60]!r}: open it as "
+                        f"{hosts[0]} or by this machine's address, or start it with --name {name[:60]}")
 
 
 def _refuse_cross_site_writes():
