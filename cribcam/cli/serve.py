@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import secrets
 import sys
 from pathlib import Path
 
@@ -75,8 +76,10 @@ def run(args, *, name: str = "serve", config: dict | None = None, on_ready=None,
     from cribcam.live.https import local_names
 
     hosts = local_names(args.host) + [name.strip() for name in getattr(args, "name", []) if name.strip()]
+    beyond = args.host not in LOOPBACK
+    key = _door_key() if beyond else None
     app = create_app({"MODEL_PATH": args.model, "DECK": args.deck, "GAME_DB": args.db, "HOSTS": hosts,
-                      **(config or {})})
+                      "DOOR_KEY": key, **(config or {})})
     slot = reader_slot(app)
     if args.model is not None and not slot.available and not slot.missing:
         # A model named that is there but cannot be loaded is a mistake to fix, not a server to
@@ -109,13 +112,14 @@ def run(args, *, name: str = "serve", config: dict | None = None, on_ready=None,
     else:
         where = f"in {args.model}" if args.model is not None else "installed"
         model = f"no card-reading model {where}: typed cards count, photos answer 503"
-    print(f"cribcam {name}: {url} ({model}; Ctrl-C stops)", flush=True)
-    for note in notes:
-        print(f"cribcam {name}: {note}", flush=True)
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"cribcam {name}: listening beyond this machine; anyone who can reach it can use it",
-              file=sys.stderr, flush=True)
-    try:
+    try:  # from the first line printed, a Ctrl-C stops the server cleanly
+        print(f"cribcam {name}: {url} ({model}; Ctrl-C stops)", flush=True)
+        for note in notes:
+            print(f"cribcam {name}: {note}", flush=True)
+        if beyond:
+            print(f"cribcam {name}: listening beyond this machine: its key is {key}; a browser is "
+                  f"asked for it once before it changes a game, a deck or a live session (a script "
+                  f"sends it as the header X-Cribcam-Key); counting and reading need none", flush=True)
         if on_ready is not None:  # listening already: a browser opened now is answered at once
             on_ready(url)
         server.run()
@@ -126,6 +130,33 @@ def run(args, *, name: str = "serve", config: dict | None = None, on_ready=None,
             front.close()
         server.close()
     return 0
+
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+KEY_DIGITS = 8
+
+
+def _door_key() -> str:
+    """The key a server listening beyond this machine asks for before a change: kept in the
+    data folder, the same at every start (a browser that gave it once goes on), made the
+    first time."""
+    from cribcam.vision.decks import data_dir
+
+    path = data_dir() / "door-key"
+    try:
+        key = path.read_text().strip()
+    except OSError:
+        key = ""
+    if not (key.isdigit() and len(key) == KEY_DIGITS):
+        key = f"{secrets.randbelow(10 ** KEY_DIGITS):0{KEY_DIGITS}d}"
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.touch(mode=0o600)
+            path.chmod(0o600)
+            path.write_text(key + "\n")
+        except OSError as exc:
+            raise UsageError(f"the server's key cannot be kept in {path}: {exc.strerror or exc}") from None
+    return key
 
 
 def _check_database(url: str) -> None:

@@ -10,6 +10,7 @@ never counts or reads cards itself.
 
 from __future__ import annotations
 
+import hmac
 import io
 import logging
 from urllib.parse import urlsplit
@@ -24,7 +25,10 @@ from cribcam.web.pages import error_page
 from cribcam.web.reader_slot import ModelUnavailable, ReaderSlot
 
 MAX_UPLOAD_BYTES = 12 * 1024 * 1024
-DECK_COOKIE = "cribcam-deck"  # the taught deck a browser chose on the photo page ("": the bundled one)
+DECK_COOKIE = "cribcam-deck"
+KEY_COOKIE = "cribcam-key"  # the door key, as a browser gave it once (web/static/counting.js send)
+KEY_HEADER = "X-Cribcam-Key"  # the door key, as a script gives it
+OPEN_WRITES = {"/api/count", "/api/read", "/api/discard"}  # POSTs that change nothing  # the taught deck a browser chose on the photo page ("": the bundled one)
 
 DEFAULTS = {
     "MAX_CONTENT_LENGTH": MAX_UPLOAD_BYTES,  # whole request; larger answers 413
@@ -40,6 +44,9 @@ DEFAULTS = {
     # The names the server answers to (the Host header): None for this machine's own (its
     # loopback and network addresses and host names: live.https.local_names); serve --name adds.
     "HOSTS": None,
+    # The key every change asks for (a game, a deck, a live session): serve beyond loopback sets
+    # one; None for none. Counting and reading change nothing and never ask (OPEN_WRITES).
+    "DOOR_KEY": None,
     "DECK": None,  # the taught deck photos are read with when a request chooses none (serve --deck)
 }
 
@@ -97,6 +104,7 @@ def create_app(config: dict | None = None, reader=None) -> Flask:
     _register_error_handlers(app)
     app.before_request(_refuse_other_hosts)
     app.before_request(_refuse_cross_site_writes)
+    app.before_request(_ask_for_the_door_key)
     app.after_request(_security_headers)
     return app
 
@@ -114,6 +122,22 @@ def _refuse_other_hosts():
     if name.lower() not in {host.lower() for host in hosts}:
         raise Forbidden(f"this server does not answer to the name {name[:60]!r}: open it as "
                         f"{hosts[0]} or by this machine's address, or start it with --name {name[:60]}")
+
+
+def _ask_for_the_door_key():
+    """403 (``"code": "door_key"``) for a change without the server's key, when it has one
+    (``DOOR_KEY``: serve beyond loopback): anyone on the network could undo any game to
+    nothing, evict every live session or fill the disk by teaching. The pages ask the player
+    for it once and keep it in a cookie; a script sends it in ``KEY_HEADER``."""
+    key = current_app.config["DOOR_KEY"]
+    if not key or request.method in ("GET", "HEAD", "OPTIONS") or request.path in OPEN_WRITES:
+        return None
+    given = request.headers.get(KEY_HEADER) or request.cookies.get(KEY_COOKIE) or ""
+    if hmac.compare_digest(given.strip().encode(), key.encode()):
+        return None
+    answer = jsonify(error="this server asks for its key before anything changes: the key "
+                           "`cribcam serve` printed at its start", code="door_key")
+    return answer, 403
 
 
 def _refuse_cross_site_writes():

@@ -161,7 +161,18 @@ export async function taughtDecks() {
 
 // ---- talking to the server ---------------------------------------------------------------
 
+// A server open to its network asks for its key before a change ("code": "door_key"): the
+// player is asked for it once, it is kept in a cookie, and the request is sent again.
 export async function send(url, options) {
+  const answer = await sendOnce(url, options);
+  if (answer.status !== 403 || !answer.data || answer.data.code !== "door_key") return answer;
+  const key = window.prompt(`${capitalise(answer.data.error)}.\nThe key:`);
+  if (!key || !key.trim()) return answer;
+  document.cookie = `cribcam-key=${encodeURIComponent(key.trim())}; path=/; SameSite=Strict; max-age=31536000`;
+  return sendOnce(url, options);
+}
+
+async function sendOnce(url, options) {
   let response;
   try {
     response = await fetch(url, options);
