@@ -110,6 +110,11 @@ class ReaderSlot:
                 self._decks.popitem(last=False)  # freed once no read holds it
             return cached[1]
 
+    def forget_deck(self, name: str) -> None:
+        """Drops the reader of the deck ``name``, removed (freed once no read holds it)."""
+        with self._lock:
+            self._decks.pop(name, None)
+
     @property
     def available(self) -> bool:
         try:

@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 MAX_SESSIONS = 8  # teach pages open at once; the one idle longest makes room
 MAX_PHOTOS = 8  # photos per page: four suits, and some again
+MAX_DECKS = 20  # decks a server keeps (a few MB each, their photos too): teaching had no bound
 
 bp = Blueprint("teach", __name__)
 
@@ -161,6 +162,18 @@ def decks():
                           for d in list_decks()], chosen=chosen_deck())
 
 
+@bp.delete("/api/decks/<name>")
+def remove(name: str):
+    """Removes a taught deck, its folder and nothing else (``vision.decks.remove_deck``), and
+    its reader if one is loaded. 404 when there is none of that name."""
+    from cribcam.vision.decks import remove_deck
+    from cribcam.web import reader_slot
+
+    remove_deck(name)  # DeckError: 404, as for a deck chosen that is not taught
+    reader_slot(current_app).forget_deck(name)
+    return jsonify(removed=name)
+
+
 @bp.post("/api/teach/photos")
 def add_photo():
     """Finds the cards of a layout photo (multipart field ``image``).
@@ -255,6 +268,9 @@ def train():
         raise api.BadRequest(str(exc)) from None
     if deck_folder(name).exists():
         raise Conflict(f"a deck named {name!r} exists already: choose another name")
+    if len(list_decks()) >= MAX_DECKS:
+        raise Conflict(f"this server keeps {MAX_DECKS} taught decks at most: remove one first "
+                       f"(cribcam decks remove NAME, or DELETE /api/decks/NAME)")
     letters = body.get("letters") or {}
     if not isinstance(letters, dict) or not all(isinstance(v, str) for v in letters.values()):
         raise api.BadRequest('"letters" must map ranks to what the deck prints for them, like {"Q": "V"}')

@@ -157,6 +157,29 @@ def test_the_teach_api_says_what_is_wrong(teaching_server, layout_photos):
     assert client.get("/api/teach/status?session=nope").status_code == 404
 
 
+def test_a_server_keeps_so_many_decks_and_one_is_removed_through_the_api(teaching_server, layout_photos,
+                                                                         monkeypatch):
+    # Teaching had no bound on the decks kept, and no way to remove one but the command line.
+    from cribcam.vision.decks import HEADS_FILE, decks_dir
+
+    app, _ = teaching_server
+    client = app.test_client()
+    for name in ("old", "older"):  # two decks taught before, as the data folder keeps them
+        (decks_dir() / name).mkdir(parents=True)
+        (decks_dir() / name / HEADS_FILE).write_bytes(b"")
+    monkeypatch.setattr(teach, "MAX_DECKS", 2)
+    with layout_photos[0].open("rb") as image:
+        session = client.post("/api/teach/photos", data={"image": (image, "clubs.jpg"), "suit": "C"}).json["session"]
+    answer = client.post("/api/teach/train", json={"session": session, "name": "new", "names": {}})
+    assert answer.status_code == 409 and answer.json["error"] == (
+        "this server keeps 2 taught decks at most: remove one first (cribcam decks remove NAME, or "
+        "DELETE /api/decks/NAME)")
+    assert client.delete("/api/decks/older").json == {"removed": "older"}
+    assert not (decks_dir() / "older").exists() and (decks_dir() / "old").exists()
+    assert client.delete("/api/decks/older").status_code == 404
+    assert [deck["name"] for deck in client.get("/api/decks").json["decks"]] == ["old"]
+
+
 def test_a_session_or_photo_the_server_does_not_hold_is_a_404(app, client):
     train = {"name": "kitchen", "names": {}}
     for response in (client.get("/api/teach/status?session=nope"),
