@@ -70,6 +70,15 @@ def test_a_python_asked_for_after_the_environment_was_made_with_another_is_said(
                              f"rm -rf {venv}, then run again to make it with {sys.executable}\n")
 
 
+def test_a_python_asked_for_that_is_not_there_is_said_when_the_environment_is_made(tmp_path, installed_venv):
+    venv = installed_venv("")
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\nversion = 3.11.7\n")
+    result = run(ENSURE_VENV, tmp_path, "/usr/bin/python3.99", "")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == (f"cribcam: no Python at /usr/bin/python3.99: the environment {venv}, made "
+                             f"with Python 3.11.7, is used\n")
+
+
 @pytest.fixture
 def installed_venv(tmp_path):
     """An environment stamped as installed, whose python fails anything but a start-up check

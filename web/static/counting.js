@@ -34,7 +34,9 @@ export const state = {
   practice: false,
   unsure: new Set(), // codes the reader was not sure of (a reading's `"unsure": true`), not checked yet
   guesses: [], // cards the reader could only guess (a reading's "guesses"): asked, never counted until named
-  leftOut: false, // the reading left cards read surely out: the chips are a guess, counted once the player edits them
+  // The cards of a reading that left cards read surely out (sorted, joined): which make the
+  // hand is a guess, so those cards are not counted, whichever is the starter; null otherwise.
+  leftOut: null,
 };
 let refreshSeq = 0;
 let lastCount = null;
@@ -212,13 +214,13 @@ async function refresh() {
       : `The claim of ${state.claim} is checked once there are cards: type them, or read a photo.`, true);
     return null;
   }
-  if (!state.starter) {
-    showCount(null, "Which card is the starter? Tap it and tick “This card is the starter”, or tap ? to add it.", true);
-    return null;
-  }
-  if (state.leftOut) {
+  if (state.leftOut !== null && onScreen() === state.leftOut) {
     showCount(null, "Not counted: the photo shows more cards than the hand, and which of them make it is a guess. "
       + "Take the others away and read it again, or fix the cards here.", true);
+    return null;
+  }
+  if (!state.starter) {
+    showCount(null, "Which card is the starter? Tap it and tick “This card is the starter”, or tap ? to add it.", true);
     return null;
   }
   body.classList.add("counting");
@@ -392,9 +394,11 @@ function clearClaim() {
 // A new or changed hand: in practice mode the player counts it afresh.
 function handChanged() {
   if (state.practice) clearClaim();
-  state.leftOut = false; // the player has put the cards right: they are the hand
   return refresh();
 }
+
+// The cards on screen, hand and starter, as one sorted string (to compare with state.leftOut).
+const onScreen = () => [...state.hand, state.starter].filter(Boolean).sort().join(" ");
 
 // ---- speaking ------------------------------------------------------------------------------
 
@@ -437,7 +441,7 @@ export function forgetReading() {
   readingProblems = [];
   readingExpected = null;
   state.guesses = [];
-  state.leftOut = false;
+  state.leftOut = null;
   showProblems();
 }
 
@@ -457,7 +461,7 @@ export function adoptReading(data, claimsTypedAtSend = claimEdits) {
   const codes = data.cards.map((c) => c.card);
   state.unsure = new Set(unsureCodes(data.cards));
   state.guesses = (data.guesses || []).map((c) => c.card);
-  state.leftOut = data.problems.some((text) => text.startsWith(MORE_IN_VIEW));
+  state.leftOut = data.problems.some((text) => text.startsWith(MORE_IN_VIEW)) ? [...codes].sort().join(" ") : null;
   state.starter = data.starter && codes.includes(data.starter) ? data.starter : null;
   state.hand = codes.filter((c) => c !== state.starter);
   if (!state.starter && data.totals_by_starter) {
