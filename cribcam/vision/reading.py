@@ -9,6 +9,7 @@ GUESSED = "a card could only be guessed"  # how the problem that names the guess
 # How the problem of cards read surely beyond the number the photo should hold begins: which
 # of them make the hand is a guess, so they are not counted (vision.report.reading_report).
 MORE_IN_VIEW = "more cards in view than the"
+HAND_ONLY_HINT = "if the photo holds the hand alone, its starter to come"  # one card short
 
 
 @dataclass(frozen=True)

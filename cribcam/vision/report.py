@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from cribcam.scoring import CardError, parse_card, rules, score_hand
 from cribcam.scoring.report import count_report
-from cribcam.vision.reading import MORE_IN_VIEW, STARTER_UNKNOWN, Reading
+from cribcam.vision.reading import HAND_ONLY_HINT, MORE_IN_VIEW, STARTER_UNKNOWN, Reading
 
 
 def expected_cards(variant: str = rules.DEFAULT_VARIANT, crib: bool = False) -> int:
@@ -83,6 +83,10 @@ def reading_report(reading: Reading, starter: str | None = None, crib: bool = Fa
         problems[:] = [p for p in problems if not p.startswith(STARTER_UNKNOWN)]
     record["starter"] = chosen
     record["count"] = None
+    if not (hand_only or starter) and len(codes) == record["expected"] - 1:
+        # One card short, as a photo of the hand alone is: the way to say so (issue 45).
+        problems.append(f"{HAND_ONLY_HINT}: tick “The hand only” on the photo page, or read it with "
+                        f"--hand-only, and name the starter")
     if any(problem.startswith(MORE_IN_VIEW) for problem in problems):
         return record  # which of the cards in view make the hand is a guess: no total of it
     if chosen is None:

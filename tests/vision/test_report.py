@@ -70,3 +70,15 @@ def test_cards_read_surely_beyond_a_hand_leave_the_hand_uncounted():
         report = reading_report(seen, starter=named)
         assert report["count"] is None and "totals_by_starter" not in report
         assert report["problems"] == [left_out]
+
+
+def test_a_photo_one_card_short_says_how_to_read_the_hand_alone():
+    from cribcam.vision.reading import HAND_ONLY_HINT
+
+    said = [p for p in reading_report(reading(["5H", "5C", "5S", "JD"]))["problems"] if p.startswith(HAND_ONLY_HINT)]
+    assert said == [f"{HAND_ONLY_HINT}: tick “The hand only” on the photo page, or read it with --hand-only, "
+                    f"and name the starter"]
+    for quiet in (reading_report(reading(["5H", "5C", "5S", "JD"]), hand_only=True),
+                  reading_report(reading(["5H", "5C", "5S", "JD"]), starter="5D"),
+                  reading_report(reading(["5H", "5C", "5S"]))):
+        assert not any(p.startswith(HAND_ONLY_HINT) for p in quiet["problems"])

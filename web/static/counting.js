@@ -23,6 +23,7 @@ const GUESSED = "a card could only be guessed";
 const CANNOT_COUNT = "cannot count: ";
 const TOO_FEW_OR_MANY = / read but \d+ expected/;
 const MORE_IN_VIEW = "more cards in view than the"; // which of them make the hand is a guess
+const HAND_ONLY_HINT = "if the photo holds the hand alone"; // one card short: said once
 const body = document.body;
 
 export const state = {
@@ -428,7 +429,8 @@ function showProblems() {
   const holding = readingProblems.filter((text) =>
     !(state.starter && text.startsWith(STARTER_UNKNOWN)) && !text.startsWith(CHECK_CARDS)
     && !text.startsWith(CANNOT_COUNT) && !(!state.guesses.length && text.startsWith(GUESSED))
-    && !(onChips === readingExpected && TOO_FEW_OR_MANY.test(text)));
+    && !(onChips === readingExpected && TOO_FEW_OR_MANY.test(text))
+    && !((state.starter || onChips >= readingExpected) && text.startsWith(HAND_ONLY_HINT)));
   $("problems").replaceChildren(...holding.map((text) => {
     const li = document.createElement("li");
     li.textContent = capitalise(text);
