@@ -266,7 +266,7 @@ class GameStore:
         kept = self._kept(game_id, version)
         if kept is not None:
             return kept[1], version, kept[0]
-        _, log, seqs = self._load(connection, game_id)
+        log, seqs = self._load_log(connection, game_id)
         game = replay(setup, log)
         last_seq = seqs[-1] if seqs else -1
         self._remember(game_id, version, last_seq, game)
@@ -324,8 +324,8 @@ class GameStore:
         """Drops entry ``number`` (1 for the first; by default the last) if the entries after
         it still fit without it; returns the game without it."""
         with self._changes.begin() as connection:
-            setup, log, seqs = self._load(connection, game_id, for_update=True)
-            version = self._load_setup(connection, game_id, for_update=False)[1]
+            setup, version = self._load_setup(connection, game_id, for_update=True)
+            log, seqs = self._load_log(connection, game_id)
             _check_no_game_follows(connection, game_id, "undo in {following} instead")
             game, kept = undo_entry(setup, log, number)
             start = len(log) - 1 if number is None else number - 1
@@ -339,7 +339,9 @@ class GameStore:
                     for seq, entry in enumerate(kept[start:], seqs[start])])
             connection.execute(update(games).where(games.c.id == game_id)
                                .values(changed=now, version=version + 1))
-        self._remember(game_id, version + 1, seqs[start] + len(kept) - start - 1, game)
+        # The last entry kept: the last of those moved down, else the one before the dropped.
+        last_seq = seqs[start] + len(kept) - start - 1 if kept[start:] else (seqs[start - 1] if start else -1)
+        self._remember(game_id, version + 1, last_seq, game)
         return game
 
     def delete(self, game_id: str) -> None:
@@ -440,19 +442,19 @@ class GameStore:
     def export(self, game_id: str) -> dict:
         """Everything about a game as one JSON object: its setup, log and state."""
         with self.engine.connect() as connection:
-            setup, log, _ = self._load(connection, game_id)
+            setup, _ = self._load_setup(connection, game_id, for_update=False)
+            log, _ = self._load_log(connection, game_id)
             state = self._replayed(connection, game_id)[0].as_dict()
         return {"format": "cribcam game", "schema": SCHEMA_VERSION, "id": game_id,
                 "match": self._match_of(game_id), "setup": setup.as_dict(), "entries": log,
                 "state": state}
 
-    def _load(self, connection: Connection, game_id: str, for_update: bool = False):
-        """The game's setup, its log, and the number each entry of the log is kept under."""
-        setup, _ = self._load_setup(connection, game_id, for_update)
+    def _load_log(self, connection: Connection, game_id: str) -> tuple[list, list[int]]:
+        """The game's log, and the number each entry of it is kept under."""
         rows = connection.execute(select(entries.c.seq, entries.c.entry)
                                   .where(entries.c.game_id == game_id)
                                   .order_by(entries.c.seq)).all()
-        return setup, [row.entry for row in rows], [row.seq for row in rows]
+        return [row.entry for row in rows], [row.seq for row in rows]
 
     def _load_setup(self, connection: Connection, game_id: str, for_update: bool) -> tuple[Setup, int]:
         """The game's setup and version."""
