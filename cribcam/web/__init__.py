@@ -25,10 +25,11 @@ from cribcam.web.pages import error_page
 from cribcam.web.reader_slot import ModelUnavailable, ReaderSlot
 
 MAX_UPLOAD_BYTES = 12 * 1024 * 1024
-DECK_COOKIE = "cribcam-deck"
+DECK_COOKIE = "cribcam-deck"  # the taught deck a browser chose on the photo page ("": the bundled one)
 KEY_COOKIE = "cribcam-key"  # the door key, as a browser gave it once (web/static/counting.js send)
 KEY_HEADER = "X-Cribcam-Key"  # the door key, as a script gives it
-OPEN_WRITES = {"/api/count", "/api/read", "/api/discard"}  # POSTs that change nothing  # the taught deck a browser chose on the photo page ("": the bundled one)
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")  # methods that change nothing
+OPEN_WRITES = {"/api/count", "/api/read", "/api/discard"}  # POSTs that change nothing
 
 DEFAULTS = {
     "MAX_CONTENT_LENGTH": MAX_UPLOAD_BYTES,  # whole request; larger answers 413
@@ -130,7 +131,7 @@ def _ask_for_the_door_key():
     nothing, evict every live session or fill the disk by teaching. The pages ask the player
     for it once and keep it in a cookie; a script sends it in ``KEY_HEADER``."""
     key = current_app.config["DOOR_KEY"]
-    if not key or request.method in ("GET", "HEAD", "OPTIONS") or request.path in OPEN_WRITES:
+    if not key or request.method in SAFE_METHODS or request.path in OPEN_WRITES:
         return None
     given = request.headers.get(KEY_HEADER) or request.cookies.get(KEY_COOKIE) or ""
     if hmac.compare_digest(given.strip().encode(), key.encode()):
@@ -148,7 +149,7 @@ def _refuse_cross_site_writes():
     page's origin on every such request; curl and scripts send none and are let through.
     """
     origin = request.headers.get("Origin")
-    writes = request.method not in ("GET", "HEAD", "OPTIONS")
+    writes = request.method not in SAFE_METHODS
     if writes and origin is not None and urlsplit(origin).netloc != request.host:
         raise Forbidden(f"a page of {origin} may not send requests to this server")
 
