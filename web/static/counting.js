@@ -146,11 +146,14 @@ function renderChips() {
 
 // ---- the taught deck this browser reads with -----------------------------------------------
 
+// A choice this browser keeps for a year, sent with every request to this server.
+function keepCookie(name, value) {
+  document.cookie = `${name}=${encodeURIComponent(value)}; path=/; SameSite=Strict; max-age=31536000`;
+}
+
 // The browser's deck is a cookie the server reads on every photo and frame (cribcam/web:
 // DECK_COOKIE); "" for cribcam's own reader.
-export function chooseDeck(name) {
-  document.cookie = `cribcam-deck=${encodeURIComponent(name)}; path=/; SameSite=Strict; max-age=31536000`;
-}
+export const chooseDeck = (name) => keepCookie("cribcam-deck", name);
 
 // The decks taught on this server and the one this browser reads with (null: cribcam's own).
 // A deck removed since (the last one too) is forgotten: its photos would all be 404s.
@@ -171,7 +174,7 @@ export async function send(url, options) {
   if (answer.status !== 403 || !answer.data || answer.data.code !== "door_key") return answer;
   const key = window.prompt(`${capitalise(answer.data.error)}.\nThe key:`);
   if (!key || !key.trim()) return answer;
-  document.cookie = `cribcam-key=${encodeURIComponent(key.trim())}; path=/; SameSite=Strict; max-age=31536000`;
+  keepCookie("cribcam-key", key.trim()); // cribcam/web: KEY_COOKIE
   return sendOnce(url, options);
 }
 
