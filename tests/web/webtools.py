@@ -61,9 +61,10 @@ class StubReader:
 class LiveServer:
     """A waitress server on a free loopback port, run in a thread of this process."""
 
-    def __init__(self, app, threads: int = 4):
+    def __init__(self, app, threads: int = 4, **options):
+        """``options``: more of ``make_server``'s (its deadlines for slow clients, say)."""
         self.app = app
-        self.server = make_server(app, "127.0.0.1", 0, threads)
+        self.server = make_server(app, "127.0.0.1", 0, threads, **options)
         self.url = server_url(self.server).rstrip("/")
         self.port = self.server.effective_port
         self.thread = threading.Thread(target=self.server.run, daemon=True, name="live-server")
