@@ -223,7 +223,7 @@ def test_a_card_read_unsure_is_drawn_apart_and_the_count_says_to_check_it(open_p
     chip = page.locator('.chip[data-card="KC"]')
     expect(chip).to_have_class(re.compile(r"\bunsure\b"))
     expect(chip).to_contain_text("check")
-    expect(chip).to_have_attribute("aria-label", re.compile(r"^king of clubs, not sure: check this card"))
+    expect(chip).to_have_attribute("aria-label", re.compile(r"^K check: king of clubs, not sure"))
     expect(page.locator(".chip.unsure")).to_have_count(1)  # the sure ones are drawn as ever
     assert chip.evaluate("c => getComputedStyle(c).borderTopStyle") == "dashed"
     note = page.locator("#unsure-note")

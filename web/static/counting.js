@@ -58,6 +58,12 @@ export const cardName = (code) => `${RANK_NAMES[code[0]]} of ${SUITS[code[1]][1]
 // The cards of a reading the reader was not sure of: `"unsure": true` (absent: sure).
 export const unsureCodes = (cards) => cards.filter((c) => c.unsure === true).map((c) => c.card);
 export const cardText = (code) => `${rankLabel(code[0])}${SUITS[code[1]][0]}`;
+// A control that shows a rank or a card is named by what it shows first, for someone who
+// speaks to the page says what they see (WCAG 2.5.3), then in words; a number needs none:
+// "5 of hearts", "Q, queen of hearts", and a chip marked to check "K check: king of clubs".
+const rankSaid = (r) => (/\d/.test(rankLabel(r)) ? rankLabel(r) : `${rankLabel(r)}, ${RANK_NAMES[r]}`);
+export const chipName = (code, marked) => (marked ? `${rankLabel(code[0])} check: ${cardName(code)}`
+  : `${rankSaid(code[0])} of ${SUITS[code[1]][1]}`);
 
 function cardFace(code) {
   const span = document.createElement("span");
@@ -79,6 +85,9 @@ export function miniCards(codes) {
     const c = document.createElement("span");
     c.className = "mini " + (isRed(code) ? "red" : "black");
     c.textContent = cardText(code);
+    // Read out by its name, not as its symbols ("5, black club suit").
+    c.setAttribute("role", "img");
+    c.setAttribute("aria-label", cardName(code));
     span.append(c);
   }
   return span;
@@ -107,9 +116,9 @@ function chipButton(code, where, index) {
       b.append(checkMark("check"));
       b.title = "Check this card: the reader is not sure of it";
       b.setAttribute("aria-label",
-        `${cardName(code)}${role}, not sure: check this card; tap to change it or confirm it`);
+        `${chipName(code, true)}${role}, not sure; tap to change it or confirm it`);
     } else {
-      b.setAttribute("aria-label", `${cardName(code)}${role}: tap to change`);
+      b.setAttribute("aria-label", `${chipName(code, false)}${role}: tap to change`);
     }
   } else {
     b.classList.add("empty");
@@ -130,7 +139,8 @@ function guessButton(code, index) {
   b.dataset.guess = code;
   b.append(cardFace(code), checkMark("?"));
   b.title = "A card the reader could only guess: not counted until you name it";
-  b.setAttribute("aria-label", `A card the reader could only guess: the ${cardName(code)}? Not counted: tap to name it`);
+  b.setAttribute("aria-label",
+    `${rankLabel(code[0])}? A card the reader could only guess: the ${cardName(code)}? Not counted: tap to name it`);
   b.addEventListener("click", () => openPicker("guess", index));
   return b;
 }
@@ -274,7 +284,6 @@ function labelStarterChoices() {
   for (const b of $("starter-choice-buttons").querySelectorAll("button")) {
     const total = Number(b.dataset.total);
     b.replaceChildren(miniCards([b.dataset.starter]), secret ? "" : ` ${plural(total, "point")}`);
-    b.setAttribute("aria-label", `${cardName(b.dataset.starter)} as the starter${secret ? "" : `: ${total}`}`);
   }
 }
 
@@ -502,7 +511,7 @@ function buildPicker() {
     b.type = "button";
     b.textContent = rankLabel(r);
     b.dataset.rank = r;
-    b.setAttribute("aria-label", RANK_NAMES[r]);
+    b.setAttribute("aria-label", rankSaid(r));
     b.addEventListener("click", () => { pick.rank = r; updatePicker(); });
     return b;
   }));

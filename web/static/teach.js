@@ -4,7 +4,7 @@
 // are still missing, then has the server teach the deck (/api/teach/train) and follows it
 // (/api/teach/status). Once taught, a hand can be read with the deck right here.
 import {
-  $, adoptReading, capitalise, cardText, checkMark, chooseDeck, hideStarterChoices, plural, send, startCounting, state,
+  $, adoptReading, capitalise, cardText, checkMark, chipName, chooseDeck, hideStarterChoices, plural, send, startCounting, state,
 } from "./counting.js";
 
 const SUIT_ORDER = ["C", "D", "H", "S"];
@@ -173,7 +173,7 @@ function chip(photo, card, k) {
   button.dataset.card = card.name || "";
   const sure = card.proposal ? ` (the reader is ${Math.round(card.confidence * 100)} % sure)` : "";
   button.title = check ? `Proposed by the reader${sure}: confirm or fix it` : "";
-  button.setAttribute("aria-label", `Card ${k + 1}: ${card.name ? cardText(card.name) : "not named"}`
+  button.setAttribute("aria-label", `Card ${k + 1}: ${card.name ? chipName(card.name, check) : "not named"}`
     + (check ? `, not sure${sure}: confirm or fix it` : "; change it"));
   const number = document.createElement("span");
   number.className = "number";
@@ -181,7 +181,8 @@ function chip(photo, card, k) {
   const face = document.createElement("span");
   face.className = "face" + (card.name && "HD".includes(card.name[1]) ? " red" : " black");
   face.textContent = card.name ? cardText(card.name) : "?";
-  button.append(number, face);
+  // A space between the two, or the chip's text reads "1A♣" to the tools that read it whole.
+  button.append(number, " ", face);
   if (check) button.append(checkMark("check"));
   button.addEventListener("click", () => editName(button, photo, card));
   return button;
