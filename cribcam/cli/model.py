@@ -6,8 +6,9 @@ from pathlib import Path
 
 from cribcam.cli.main import UsageError
 
-# What the command line reads: the web's formats (``vision.images.FORMATS``), and TIFF, which
-# OpenCV reads from a file though the web refuses it.
+# What the command line reads: ``vision.images.FILE_FORMATS`` (the web's formats and TIFF),
+# written here again as this module is imported by every command and loads no OpenCV
+# (tests/cli/test_read_cli.py checks the two agree).
 PHOTO_FORMATS = "JPEG, PNG, WebP, BMP or TIFF"
 
 
@@ -45,7 +46,7 @@ def read_photo(path: Path):
     (``cribcam.vision.images.DEFAULT_MAX_PIXELS``) and the same message, for every command.
 
     Raises:
-        UsageError: no such file, a photo over the limit, or not an image OpenCV can read.
+        UsageError: no such file, a photo over the limit, or not a photo of those formats.
     """
     import cv2  # here, not at the top: every `cribcam` command imports this module
 
@@ -61,16 +62,19 @@ def read_photo(path: Path):
         check_pixels(info)
     except ImageTooLarge as exc:
         raise UsageError(str(exc)) from None
-    except (ImageError, OSError):
-        pass  # a format the header reader does not know (TIFF): OpenCV reads it, or says so
-    else:
-        # The web's formats are decoded as the web decodes them (a JPEG cut short is refused,
-        # not read half grey), at their full size.
-        try:
-            return decode_image(path.read_bytes(), max_side=max(info.width, info.height))[0]
-        except ImageError as exc:
-            raise UsageError(f"{path}: {exc}") from None
-    image = cv2.imread(str(path))
-    if image is None:
-        raise UsageError(f"{path} is not an image OpenCV can read ({PHOTO_FORMATS})")
-    return image
+    except ImageError as exc:  # a format whose size cannot be known before decoding, too
+        raise UsageError(f"{path}: {exc}") from None
+    except OSError as exc:
+        raise UsageError(f"{path} cannot be read: {exc.strerror or exc}") from None
+    if info.format == "tiff":
+        image = cv2.imread(str(path))
+        if image is None:
+            raise UsageError(f"{path}: the TIFF file could not be decoded: it is damaged or "
+                             f"of a kind OpenCV does not read")
+        return image
+    # The web's formats are decoded as the web decodes them (a JPEG cut short is refused,
+    # not read half grey), at their full size.
+    try:
+        return decode_image(path.read_bytes(), max_side=max(info.width, info.height))[0]
+    except ImageError as exc:
+        raise UsageError(f"{path}: {exc}") from None

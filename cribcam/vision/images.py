@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 FORMATS = "JPEG, PNG, WebP or BMP"
+FILE_FORMATS = "JPEG, PNG, WebP, BMP or TIFF"  # a file the command line is given (sniff_file)
 # A 50-megapixel phone photo; bigger is refused unread, by the web API and by `cribcam read`
 # (``check_pixels``): the one limit of both.
 DEFAULT_MAX_PIXELS = 50_000_000
@@ -51,7 +52,7 @@ class ImageInfo:
     """What the header says.
 
     Attributes:
-        format: ``jpeg``, ``png``, ``webp`` or ``bmp``.
+        format: ``jpeg``, ``png``, ``webp`` or ``bmp``; ``tiff`` too for a file (``sniff_file``).
         width, height: the stored size in pixels (before EXIF rotation).
         orientation: the EXIF orientation, 1 (upright) to 8; 1 when absent.
     """
@@ -66,7 +67,7 @@ class ImageInfo:
         return self.width * self.height
 
 
-def sniff(data: bytes) -> ImageInfo:
+def sniff(data: bytes, formats: str = FORMATS) -> ImageInfo:
     """Recognises the format and reads the size from the header, decoding nothing.
 
     Raises:
@@ -83,7 +84,7 @@ def sniff(data: bytes) -> ImageInfo:
         return _webp_info(data)
     if data[:2] == b"BM":
         return _bmp_info(data)
-    raise NotAnImage(_not_an_image_message(data))
+    raise NotAnImage(_not_an_image_message(data, formats))
 
 
 def decode_image(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS,
@@ -138,7 +139,8 @@ def check_pixels(info: ImageInfo, max_pixels: int = DEFAULT_MAX_PIXELS) -> None:
 
 def sniff_file(path) -> ImageInfo:
     """``sniff`` on a file, reading its first ``HEADER_BYTES`` (the whole file only when the
-    header goes on beyond them): the size of a photo, before anything is decoded.
+    header goes on beyond them): the size of a photo, before anything is decoded. A file may
+    also be a TIFF (format ``tiff``), which the command line reads and the web refuses.
 
     Raises:
         OSError: the file cannot be read.
@@ -146,12 +148,17 @@ def sniff_file(path) -> ImageInfo:
     """
     with open(path, "rb") as file:
         head = file.read(HEADER_BYTES)
+        if head[:4] in _TIFF_MAGIC:
+            def read(offset: int, size: int) -> bytes:
+                file.seek(offset)
+                return file.read(size)
+            return _tiff_info(read)
         try:
-            return sniff(head)
+            return sniff(head, FILE_FORMATS)
         except NotAnImage:
             if len(head) < HEADER_BYTES:
                 raise
-            return sniff(head + file.read())
+            return sniff(head + file.read(), FILE_FORMATS)
 
 
 def apply_orientation(image: np.ndarray, orientation: int) -> np.ndarray:
@@ -235,28 +242,42 @@ def _jpeg_info(data: bytes) -> ImageInfo:
 
 def exif_orientation(tiff: bytes) -> int:
     """The orientation tag (0x0112) of IFD0 in an EXIF block; 1 when absent or unreadable."""
-    if tiff[:4] == b"II*\x00":
-        order = "little"
-    elif tiff[:4] == b"MM\x00*":
-        order = "big"
-    else:
-        return 1
+    value = _ifd0_tags(lambda offset, size: tiff[offset:offset + size], (_ORIENTATION,)).get(_ORIENTATION)
+    return value if value and 1 <= value <= 8 else 1
 
-    def number(offset: int, size: int) -> int:
-        return int.from_bytes(tiff[offset:offset + size], order)
 
-    ifd = number(4, 4)
-    if ifd + 2 > len(tiff):
-        return 1
-    for k in range(min(number(ifd, 2), 512)):
-        entry = ifd + 2 + 12 * k
-        if entry + 12 > len(tiff):
-            break
-        if number(entry, 2) == 0x0112:
-            kind = number(entry + 2, 2)
-            value = number(entry + 8, 2) if kind == 3 else number(entry + 8, 4) if kind == 4 else 1
-            return value if 1 <= value <= 8 else 1
-    return 1
+# Tags of a TIFF structure's first directory (IFD0): the image's width, its height, and the
+# EXIF orientation. The same structure is a TIFF file and a JPEG's EXIF block.
+_WIDTH, _HEIGHT, _ORIENTATION = 0x0100, 0x0101, 0x0112
+_TIFF_MAGIC = {b"II*\x00": "little", b"MM\x00*": "big"}
+
+
+def _ifd0_tags(read, wanted) -> dict[int, int]:
+    """The ``wanted`` tags' numbers (SHORT or LONG) in IFD0 of a TIFF structure that
+    ``read(offset, size)`` gives the bytes of: the directory is read wherever it lies, which is
+    often after the pixels in a TIFF file. Unreadable or absent tags are left out."""
+    head = read(0, 8)
+    order = _TIFF_MAGIC.get(head[:4])
+    if order is None or len(head) < 8:
+        return {}
+    directory = int.from_bytes(head[4:8], order)
+    count = int.from_bytes(read(directory, 2), order)
+    entries = read(directory + 2, 12 * min(count, 512))
+    tags = {}
+    for start in range(0, len(entries) - 11, 12):
+        entry = entries[start:start + 12]
+        tag, kind = int.from_bytes(entry[0:2], order), int.from_bytes(entry[2:4], order)
+        if tag in wanted and kind in (3, 4):  # SHORT, LONG
+            tags[tag] = int.from_bytes(entry[8:10] if kind == 3 else entry[8:12], order)
+    return tags
+
+
+def _tiff_info(read) -> ImageInfo:
+    tags = _ifd0_tags(read, (_WIDTH, _HEIGHT, _ORIENTATION))
+    if _WIDTH not in tags or _HEIGHT not in tags:
+        raise NotAnImage("the TIFF file is damaged or cut short: its header gives no image size")
+    orientation = tags.get(_ORIENTATION, 1)
+    return ImageInfo("tiff", tags[_WIDTH], tags[_HEIGHT], orientation if 1 <= orientation <= 8 else 1)
 
 
 def _png_info(data: bytes) -> ImageInfo:
@@ -291,13 +312,13 @@ def _bmp_info(data: bytes) -> ImageInfo:
     return ImageInfo("bmp", width, height)
 
 
-def _not_an_image_message(data: bytes) -> str:
+def _not_an_image_message(data: bytes, formats: str) -> str:
     head = data[:32]
     if head[4:8] == b"ftyp" and head[8:12] in (b"heic", b"heix", b"mif1", b"msf1", b"hevc", b"avif"):
-        return (f"HEIC/AVIF photos cannot be read here: send a {FORMATS} (on an iPhone, set "
+        return (f"HEIC/AVIF photos cannot be read here: send a {formats} (on an iPhone, set "
                 f"Settings > Camera > Formats to Most Compatible, or share the photo as JPEG)")
     if head[:6] in (b"GIF87a", b"GIF89a"):
-        return f"GIF images cannot be read here: send a {FORMATS} photo"
-    if head[:4] in (b"II*\x00", b"MM\x00*"):
-        return f"TIFF images cannot be read here: send a {FORMATS} photo"
-    return f"the file is not an image: send a {FORMATS} photo"
+        return f"GIF images cannot be read here: send a {formats} photo"
+    if head[:4] in _TIFF_MAGIC:
+        return f"TIFF images cannot be read here: send a {formats} photo"
+    return f"the file is not an image: send a {formats} photo"

@@ -151,3 +151,59 @@ def test_a_photo_cut_short_is_refused_as_the_api_refuses_it(tmp_path):
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (f"cribcam read: error: {half}: the JPEG file could not be decoded: it is "
                            f"damaged or cut short\n")
+
+
+def _tiff_claiming(width: int, height: int, byte_order: str) -> bytes:
+    """A TIFF whose first directory, after its pixels as most TIFF writers put it, says
+    ``width`` x ``height`` (one grey strip of 16x16 pixels is all there is)."""
+    end = "<" if byte_order == "little" else ">"
+    pixels = bytes(256)
+    directory = 8 + len(pixels)
+    entries = [(0x0100, 4, width), (0x0101, 4, height), (0x0102, 3, 8), (0x0103, 3, 1),
+               (0x0106, 3, 1), (0x0111, 4, 8), (0x0115, 3, 1), (0x0116, 4, 16), (0x0117, 4, 256)]
+    table = b"".join(struct.pack(end + "HHI", tag, kind, 1)
+                     + (struct.pack(end + "HH", value, 0) if kind == 3 else struct.pack(end + "I", value))
+                     for tag, kind, value in entries)
+    magic = b"II*\x00" if byte_order == "little" else b"MM\x00*"
+    return (magic + struct.pack(end + "I", directory) + pixels + struct.pack(end + "H", len(entries))
+            + table + struct.pack(end + "I", 0))
+
+
+@pytest.mark.parametrize("byte_order", ["little", "big"])
+def test_a_tiff_over_the_limit_is_refused_from_its_header_as_other_photos_are(tmp_path, byte_order):
+    # A 144-megapixel TIFF was decoded whole at the command line (990 MB; issue 46).
+    path = tmp_path / "huge.tif"
+    path.write_bytes(_tiff_claiming(12000, 12000, byte_order))
+    done = cribcam("read", str(path), "--model", str(tmp_path / "no-model"))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == ("cribcam read: error: the image is 12000x12000 pixels (144 megapixels); "
+                           "the limit is 50 megapixels: send a smaller photo\n")
+
+
+def test_a_tiff_within_the_limit_is_read_with_its_size_from_its_header(tmp_path):
+    from cribcam.cli.model import read_photo
+    from cribcam.vision.images import sniff_file
+
+    path = tmp_path / "small.tif"
+    path.write_bytes(_tiff_claiming(16, 16, "big"))
+    assert (sniff_file(path).format, sniff_file(path).width) == ("tiff", 16)
+    assert read_photo(path).shape == (16, 16, 3)
+    written = tmp_path / "opencv.tif"  # as OpenCV (libtiff) writes one, compressed
+    photo = cv2.imread(str(PHOTO))[:, :500]
+    cv2.imwrite(str(written), photo)
+    info = sniff_file(written)
+    assert (info.format, info.width, info.height) == ("tiff", 500, photo.shape[0])
+    assert np.array_equal(read_photo(written), photo)
+
+
+def test_a_file_of_another_format_is_refused_with_the_formats_the_command_line_reads(tmp_path):
+    from cribcam.cli.model import PHOTO_FORMATS
+    from cribcam.vision.images import FILE_FORMATS
+
+    assert PHOTO_FORMATS == FILE_FORMATS
+    path = tmp_path / "hand.ppm"  # OpenCV reads it, but its size is not checked before decoding
+    cv2.imwrite(str(path), cv2.imread(str(PHOTO)))
+    done = cribcam("read", str(path))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (f"cribcam read: error: {path}: the file is not an image: send a "
+                           f"JPEG, PNG, WebP, BMP or TIFF photo\n")
