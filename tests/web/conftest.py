@@ -79,3 +79,47 @@ def live_server(app, live_server_factory):
 @pytest.fixture(scope="session")
 def photo_bytes() -> bytes:
     return (DATA / "webcam-5-cards.jpg").read_bytes()
+
+
+# --- the browser the page tests drive (browsing.py), imported when a test asks for it, so
+# the tests without a page need no Playwright ---------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from pathlib import Path
+
+    from browsing import CHROMIUM, CHROMIUM_ARGS, SHOTS, sync_api
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}: run `bash .ci/install-system-packages` "
+                    f"(Debian's chromium package)")
+    playwright = sync_api.sync_playwright().start()
+    try:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    except Exception:
+        playwright.stop()
+        raise
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    yield browser
+    browser.close()
+    playwright.stop()
+
+
+@pytest.fixture
+def open_page(browser, live_server_factory):
+    """Opens a tab on a new server of an app (the no-model app by default); each is closed,
+    and checked, when the test ends."""
+    from browsing import DESKTOP, Page
+
+    pages: list[Page] = []
+
+    def open_(app=None, viewport=DESKTOP) -> Page:
+        server = live_server_factory(app or create_app({"MODEL_PATH": "/nonexistent/model.onnx"}))
+        page = Page(browser, server.url, viewport)
+        pages.append(page)
+        return page
+
+    yield open_
+    for page in pages:
+        page.close()

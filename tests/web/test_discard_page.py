@@ -7,10 +7,9 @@ from __future__ import annotations
 from cribcam.scoring.discard import advise
 from cribcam.web import create_app
 
-from test_e2e import PHONE, browser, open_page, sync_api  # noqa: F401 (fixtures)
+from browsing import PHONE, expect
 from webtools import DATA, StubReader
 
-expect = sync_api.expect
 
 DEAL = ["5H", "5C", "6D", "JD", "QS", "KS"]
 

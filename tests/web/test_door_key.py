@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from cribcam.web import create_app
 
-from test_e2e import DESKTOP, Page, browser  # noqa: F401  (the browser fixture)
+from browsing import DESKTOP, Page
 from webtools import serving
 
 KEY = "12345678"
@@ -40,7 +40,7 @@ def test_a_change_without_the_key_is_refused_and_one_with_it_taken(locked):
     assert client.delete(f"/api/games/{made.json['id']}").status_code == 200
 
 
-def test_the_page_asks_for_the_key_once_and_goes_on(browser, live_server_factory, locked):  # noqa: F811
+def test_the_page_asks_for_the_key_once_and_goes_on(browser, live_server_factory, locked):
     tab = Page(browser, live_server_factory(locked).url, DESKTOP)
     page = tab.page
     asked = []

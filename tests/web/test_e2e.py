@@ -11,8 +11,6 @@ Playwright drives it as it is and downloads no browser of its own.
 from __future__ import annotations
 
 import re
-import shutil
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -26,94 +24,8 @@ from waiting import in_page, wait_until
 from webtools import ARTIFACTS, DATA, LABELS, StubReader, encode
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (the test extra)")
-expect = sync_api.expect
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-SHOTS = ARTIFACTS / "web"
-DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
-
-# speechSynthesis replaced by a recorder: headless Chromium has no voices to speak with.
-SPEECH_RECORDER = """
-window.__spoken = [];
-window.SpeechSynthesisUtterance = class { constructor(text) { this.text = text; } };
-Object.defineProperty(window, "speechSynthesis", {configurable: true, value: {
-  speak(u) { window.__spoken.push(u.text); }, cancel() {} }});
-"""
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}: run `bash .ci/install-system-packages` "
-                    f"(Debian's chromium package)")
-    playwright = sync_api.sync_playwright().start()
-    try:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-    except Exception:
-        playwright.stop()
-        raise
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    yield browser
-    browser.close()
-    playwright.stop()
-
-
-class Page:
-    """A browser tab on one server, recording what should never happen."""
-
-    def __init__(self, browser, url: str, viewport: dict):
-        self.url = url
-        self.context = browser.new_context(viewport=viewport, service_workers="block",
-                                           has_touch=viewport is PHONE,
-                                           is_mobile=viewport is PHONE)
-        self.elsewhere: list[str] = []
-        self.errors: list[str] = []
-        self.context.route("**/*", self._route)
-        self.page = self.context.new_page()
-        self.page.add_init_script(SPEECH_RECORDER)
-        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
-        self.page.on("console", self._console)
-        self.page.goto(url + "/")
-        expect(self.page.locator("body.ready")).to_have_count(1)
-
-    def _route(self, route):
-        if route.request.url.startswith(self.url + "/"):
-            route.continue_()
-        else:
-            self.elsewhere.append(route.request.url)
-            route.abort()
-
-    def _console(self, message):
-        # 4xx/5xx answers the page handles are logged by Chromium as "Failed to load resource".
-        if message.type == "error" and "Failed to load resource" not in message.text:
-            self.errors.append(message.text)
-
-    def shot(self, name: str) -> None:
-        self.page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
-
-    def close(self) -> None:
-        self.context.close()
-        assert self.elsewhere == [], f"the page asked for things off this server: {self.elsewhere}"
-        assert self.errors == [], f"errors in the page: {self.errors}"
-
-
-@pytest.fixture
-def open_page(browser, live_server_factory):
-    pages: list[Page] = []
-
-    def open_(app=None, viewport=DESKTOP) -> Page:
-        server = live_server_factory(app or create_app({"MODEL_PATH": "/nonexistent/model.onnx"}))
-        page = Page(browser, server.url, viewport)
-        pages.append(page)
-        return page
-
-    yield open_
-    for page in pages:
-        page.close()
-
+from browsing import PHONE, SHOTS, expect  # noqa: E402 (after the check for Playwright)
 
 # --- helpers: what a player does ---------------------------------------------------------
 

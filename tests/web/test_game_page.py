@@ -12,7 +12,7 @@ import pytest
 from cribcam.cli.main import main
 from cribcam.web import create_app
 
-from test_e2e import DESKTOP, PHONE, SHOTS, Page, browser, expect  # noqa: F401 (browser: the fixture)
+from browsing import DESKTOP, PHONE, SHOTS, Page, expect
 from webtools import PLACEHOLDER_FITS, StubReader, encode
 
 PNG = encode(np.full((64, 64, 3), 200, np.uint8), ".png")
@@ -20,7 +20,7 @@ PLAY = "Bob:KS Ann:5H Bob:3H Ann:5C Bob:2D Ann:5D Bob:AC Ann:JS"
 
 
 @pytest.fixture
-def open_game(browser, live_server_factory, tmp_path):  # noqa: F811
+def open_game(browser, live_server_factory, tmp_path):
     """Opens the scoreboard of a new app (its games in this test's database) in a tab."""
     tabs = []
 

@@ -26,11 +26,11 @@ from cribcam.scoring import score_hand
 from cribcam.web import create_app
 from cribcam.web.server import make_server, server_url
 
-from test_e2e import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE, SHOTS, Page, change_card, hand_chips, sync_api
+from browsing import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE, SHOTS, Page, expect, sync_api
+from test_e2e import change_card, hand_chips
 from waiting import in_page, wait_until
 from webtools import PLACEHOLDER_FITS, LiveServer, StubReader
 
-expect = sync_api.expect
 
 FAKE_CAMERA = "--use-fake-device-for-media-stream"
 ALLOW_CAMERA = "--use-fake-ui-for-media-stream"

@@ -21,16 +21,16 @@ import pytest
 from cribcam.scoring import score_hand
 from cribcam.web import create_app
 
-from test_e2e import (DATA, DESKTOP, PHONE, SHOTS, Page, browser, change_card, expect,  # noqa: F401
-                      hand_chips, open_page, starter_chip, total, type_cards, wait_for_request)
-from webtools import StubReader
+from browsing import DESKTOP, PHONE, SHOTS, Page, expect
+from test_e2e import change_card, total, type_cards, wait_for_request
+from webtools import DATA, StubReader
 
 PAGES = [("/", "Count a hand"), ("/live", "Live camera"), ("/game", "Game"),
          ("/discard", "Discard"), ("/teach", "Teach a deck")]
 
 
 @pytest.fixture
-def site(browser, live_server_factory, tmp_path):  # noqa: F811
+def site(browser, live_server_factory, tmp_path):
     """A server (no model, its games in this test's database) and tabs on it."""
     app = create_app({"MODEL_PATH": tmp_path / "no-model.onnx",
                       "GAME_DB": f"sqlite:///{tmp_path / 'games.sqlite3'}"})

@@ -15,7 +15,7 @@ from cribcam.training.teach import reads_better
 from cribcam.vision.decks import DATA_ENV, list_decks
 from cribcam.web import create_app, reader_slot, teach
 
-from test_e2e import DESKTOP, PHONE, Page, browser, expect  # noqa: F401 (browser is a fixture)
+from browsing import DESKTOP, PHONE, Page, expect
 from webtools import DATA
 
 QUICK = {"copies": 4, "steps": 150}  # teach.Settings of a test's lesson
@@ -57,7 +57,7 @@ def teach_tab(browser, server, viewport) -> Page:
     return tab
 
 
-def test_teach_a_deck_on_the_page_then_read_with_it(browser, teaching_server, layout_photos):  # noqa: F811
+def test_teach_a_deck_on_the_page_then_read_with_it(browser, teaching_server, layout_photos):
     app, server = teaching_server
     tab = teach_tab(browser, server, DESKTOP)
     page = tab.page
@@ -234,7 +234,7 @@ def test_decks_are_listed_and_one_not_taught_is_a_404(stub_client, tmp_path, mon
     assert read.status_code == 200  # "": the bundled model, whatever the cookie says
 
 
-def test_the_page_says_at_once_when_this_server_cannot_teach(tmp_path, browser, live_server_factory):  # noqa: F811
+def test_the_page_says_at_once_when_this_server_cannot_teach(tmp_path, browser, live_server_factory):
     """No model (or one exported before teaching needed features): said before any upload,
     and the photos cannot be added."""
     app = create_app({"MODEL_PATH": tmp_path, "LOAD_MODEL_AT_START": False})
@@ -275,7 +275,7 @@ def test_a_photo_of_one_card_names_every_index_found_as_that_card(teaching_serve
         assert any(u1 <= (bx1 + bx2) / 2 + x1 <= u2 and v1 <= (by1 + by2) / 2 + y1 <= v2 for u1, v1, u2, v2 in ace)
 
 
-def test_a_name_the_reader_proposes_unsurely_waits_for_the_players_word(browser, teaching_server,  # noqa: F811
+def test_a_name_the_reader_proposes_unsurely_waits_for_the_players_word(browser, teaching_server,
                                                                        layout_photos, monkeypatch):
     from cribcam.training import layout
 
@@ -336,7 +336,7 @@ def _lettered_layouts_to_teach(browser, teaching_server, tmp_path, alphabet: str
     return tab
 
 
-def test_letters_teaching_is_unsure_of_are_asked_before_it_teaches(browser, teaching_server, tmp_path,  # noqa: F811
+def test_letters_teaching_is_unsure_of_are_asked_before_it_teaches(browser, teaching_server, tmp_path,
                                                                    monkeypatch):
     """A Dutch deck (1, B, V, H for the ace, jack, queen, king), every letter made a question:
     the player says yes to three and no to the queen, and the deck is taught so."""
@@ -367,7 +367,7 @@ def test_letters_teaching_is_unsure_of_are_asked_before_it_teaches(browser, teac
     tab.close()
 
 
-def test_a_letter_read_unclearly_offers_the_letter_it_looks_most_like(browser, teaching_server, tmp_path):  # noqa: F811
+def test_a_letter_read_unclearly_offers_the_letter_it_looks_most_like(browser, teaching_server, tmp_path):
     """A Dutch queen's V read too unclearly to be asked as "looks like V" (issue 45: the page's
     one-click answer was "Yes, Q"): V and Q are offered, and the deck keeps the one chosen."""
     from cribcam.training.alphabet import LetterQuestion
@@ -386,7 +386,7 @@ def test_a_letter_read_unclearly_offers_the_letter_it_looks_most_like(browser, t
     tab.close()
 
 
-def test_a_letter_that_reads_as_none_is_asked_for_and_kept(browser, teaching_server, tmp_path):  # noqa: F811
+def test_a_letter_that_reads_as_none_is_asked_for_and_kept(browser, teaching_server, tmp_path):
     """A Russian deck's queen prints Д, a letter the text recognizer cannot spell: the page asks
     which letter the deck prints (the standard Q, or one typed), and the deck keeps the one typed."""
     tab = _lettered_layouts_to_teach(browser, teaching_server, tmp_path, "russian")
@@ -435,7 +435,7 @@ def answer_photos(page, answers: list[dict]) -> list[dict]:
     return sent
 
 
-def test_counts_on_the_teach_page_say_one_card_not_one_cards(browser, teaching_server):  # noqa: F811
+def test_counts_on_the_teach_page_say_one_card_not_one_cards(browser, teaching_server):
     _, server = teaching_server
     tab = teach_tab(browser, server, DESKTOP)
     page = tab.page
@@ -446,7 +446,7 @@ def test_counts_on_the_teach_page_say_one_card_not_one_cards(browser, teaching_s
     tab.close()
 
 
-def test_a_photo_whose_suit_is_not_made_out_leaves_the_next_suit_as_it_was(browser, teaching_server):  # noqa: F811
+def test_a_photo_whose_suit_is_not_made_out_leaves_the_next_suit_as_it_was(browser, teaching_server):
     # A photo of four cards of mixed suits taken as the clubs: none named; the next photo once
     # went on to the diamonds all the same.
     _, server = teaching_server
@@ -476,7 +476,7 @@ def jpeg(name: str) -> dict:
     return {"name": name, "mimeType": "image/jpeg", "buffer": (DATA / "webcam-5-cards.jpg").read_bytes()}
 
 
-def test_more_photos_than_a_deck_takes_add_the_first_and_say_which_were_left_out(browser,  # noqa: F811
+def test_more_photos_than_a_deck_takes_add_the_first_and_say_which_were_left_out(browser,
                                                                                  teaching_server):
     # Nine photos chosen at once added none, and the status said "Blank.jpg: ..." of blank.jpg.
     _, server = teaching_server
@@ -501,7 +501,7 @@ def test_more_photos_than_a_deck_takes_add_the_first_and_say_which_were_left_out
     tab.close()
 
 
-def test_a_photo_the_server_refuses_leaves_those_before_it_shown(browser, teaching_server):  # noqa: F811
+def test_a_photo_the_server_refuses_leaves_those_before_it_shown(browser, teaching_server):
     _, server = teaching_server
     tab = teach_tab(browser, server, DESKTOP)
     page = tab.page

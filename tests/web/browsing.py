@@ -1,0 +1,67 @@
+"""The browser the page tests drive: Debian's Chromium, headless, through Playwright, and a
+tab on one server that records what should never happen (``Page``). The fixtures that open
+them are in conftest.py."""
+
+from __future__ import annotations
+
+import shutil
+
+from playwright import sync_api
+
+from webtools import ARTIFACTS
+
+expect = sync_api.expect
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SHOTS = ARTIFACTS / "web"
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+# speechSynthesis replaced by a recorder: headless Chromium has no voices to speak with.
+SPEECH_RECORDER = """
+window.__spoken = [];
+window.SpeechSynthesisUtterance = class { constructor(text) { this.text = text; } };
+Object.defineProperty(window, "speechSynthesis", {configurable: true, value: {
+  speak(u) { window.__spoken.push(u.text); }, cancel() {} }});
+"""
+
+
+class Page:
+    """A browser tab on one server, recording what should never happen."""
+
+    def __init__(self, browser, url: str, viewport: dict):
+        self.url = url
+        self.context = browser.new_context(viewport=viewport, service_workers="block",
+                                           has_touch=viewport is PHONE,
+                                           is_mobile=viewport is PHONE)
+        self.elsewhere: list[str] = []
+        self.errors: list[str] = []
+        self.context.route("**/*", self._route)
+        self.page = self.context.new_page()
+        self.page.add_init_script(SPEECH_RECORDER)
+        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        self.page.on("console", self._console)
+        self.page.goto(url + "/")
+        expect(self.page.locator("body.ready")).to_have_count(1)
+
+    def _route(self, route):
+        if route.request.url.startswith(self.url + "/"):
+            route.continue_()
+        else:
+            self.elsewhere.append(route.request.url)
+            route.abort()
+
+    def _console(self, message):
+        # 4xx/5xx answers the page handles are logged by Chromium as "Failed to load resource".
+        if message.type == "error" and "Failed to load resource" not in message.text:
+            self.errors.append(message.text)
+
+    def shot(self, name: str) -> None:
+        self.page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+    def close(self) -> None:
+        self.context.close()
+        assert self.elsewhere == [], f"the page asked for things off this server: {self.elsewhere}"
+        assert self.errors == [], f"errors in the page: {self.errors}"
