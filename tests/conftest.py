@@ -29,36 +29,12 @@ def real_photos(shared_dir) -> Path:
 
 @pytest.fixture(scope="session")
 def shipped_models() -> Path:
-    """The bundled models' folder, for tests that need cards read right."""
+    """The bundled models' folder (models/, committed): every test that reads cards reads
+    them with these, so no test trains a model to have one."""
     from cribcam.vision.models import MODELS_DIR, ModelMissingError, model_files
 
     try:
         model_files(MODELS_DIR)
     except ModelMissingError as exc:
-        pytest.skip(str(exc))
+        pytest.fail(f"the shipped models are missing from this checkout: {exc}")
     return MODELS_DIR
-
-
-@pytest.fixture(scope="session")
-def tiny_models(tmp_path_factory, real_photos) -> Path:
-    """Models made by the real training recipe cut down to a toy size (one finder epoch).
-
-    They read next to nothing, but they are real ONNX models from the real recipe: tests of
-    the plumbing (loading, bad input) run the real runtime on them, and the recipe never rots.
-    """
-    pytest.importorskip("ultralytics", reason="training needs the train extra: pip install -e '.[train]'")
-    from training_tools import train_tiny_models
-
-    return train_tiny_models(real_photos, tmp_path_factory.mktemp("tiny-models"))
-
-
-@pytest.fixture(scope="session")
-def reader_models(tiny_models) -> Path:
-    """A folder of real ONNX models: the shipped ones when there are, else the tiny ones."""
-    from cribcam.vision.models import MODELS_DIR, ModelMissingError, model_files
-
-    try:
-        model_files(MODELS_DIR)
-        return MODELS_DIR
-    except ModelMissingError:
-        return tiny_models

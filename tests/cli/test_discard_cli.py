@@ -123,14 +123,14 @@ def test_bad_deals_exit_2_with_one_line_or_json(args, message):
     assert message in json.loads(as_json.stdout)["error"]
 
 
-def test_a_deal_is_read_from_a_photo_and_advised(reader_models):
+def test_a_deal_is_read_from_a_photo_and_advised(shipped_models):
     import cv2
 
     from cribcam.vision import CardReader
 
     photo = DATA / "webcam-5-cards.jpg"
-    read = CardReader(reader_models).read(cv2.imread(str(photo)), expected=6, starter=False).codes
-    result = cribcam("discard", "--photo", str(photo), "--model", str(reader_models), "--json")
+    read = CardReader(shipped_models).read(cv2.imread(str(photo)), expected=6, starter=False).codes
+    result = cribcam("discard", "--photo", str(photo), "--model", str(shipped_models), "--json")
     if len(read) in (5, 6):
         assert result.returncode == 0, result.stderr
         assert json.loads(result.stdout) == json.loads(json.dumps(advice_report(advise(read, dealer=True))))

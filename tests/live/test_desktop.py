@@ -111,13 +111,13 @@ def test_a_hand_read_unsure_and_never_alike_never_locks_and_the_summary_says_whi
     assert f"{', '.join(sorted(hand[:2]))} read unsure in most frames kept the hand from locking" in summary.sentence()
 
 
-def test_cribcam_live_headless_runs_a_clip_through_a_real_model(heldout_decks, reader_models, tmp_path):
+def test_cribcam_live_headless_runs_a_clip_through_a_real_model(heldout_decks, shipped_models, tmp_path):
     # A short small clip: the tiny test model reads a frame in many tiles of its small input.
     path = tmp_path / "short.y4m"
     record = write_clip(path, ClipSpec(hands=2, hold_seconds=0.6, transition_frames=2, width=320,
                                        height=240, seed=2), heldout_decks)
     out = tmp_path / "results.jsonl"
-    result = live("--video", str(path), "--headless", "--out", str(out), "--model", str(reader_models))
+    result = live("--video", str(path), "--headless", "--out", str(out), "--model", str(shipped_models))
     assert result.returncode == 0, result.stderr
     assert out.is_file() and "Traceback" not in result.stderr
     assert f"short.y4m ended: {record['frames']} frames read" in result.stderr

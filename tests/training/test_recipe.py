@@ -35,6 +35,7 @@ def bundled_models() -> dict[str, int]:
     return {path.name: path.stat().st_mtime_ns for path in MODELS_DIR.rglob("*") if path.is_file()}
 
 
+@pytest.mark.slow  # trains
 def test_tiny_recipe_exports_models_the_reader_runs(tiny_models, real_photos):
     assert (tiny_models / FINDER_FILE).stat().st_size > 100_000
     assert (tiny_models / CLASSIFIER_FILE).stat().st_size > 10_000
@@ -57,6 +58,7 @@ def test_tiny_recipe_exports_models_the_reader_runs(tiny_models, real_photos):
                                       for problem in reading.problems), (codes, reading.problems)
 
 
+@pytest.mark.slow  # trains
 def test_a_finished_recipe_started_again_trains_nothing_more(tiny_models, real_photos, tmp_path):
     from training_tools import tiny_recipe
     from cribcam.training.recipe import run
@@ -68,6 +70,7 @@ def test_a_finished_recipe_started_again_trains_nothing_more(tiny_models, real_p
     assert "finder: " in (recipe.work / "train.log").read_text()
 
 
+@pytest.mark.slow  # trains
 def test_a_recipe_with_no_finder_hours_keeps_the_finder_and_trains_the_classifier(tiny_models, real_photos,
                                                                                  tmp_path):
     from dataclasses import replace
@@ -132,6 +135,7 @@ def test_train_options_are_checked_before_training(capsys, tmp_path, real_photos
     assert not (tmp_path / "work").exists()
 
 
+@pytest.mark.slow  # trains
 def test_a_run_started_again_with_other_options_is_refused_naming_them(tiny_models, real_photos, capsys):
     from training_tools import tiny_recipe
 
@@ -157,6 +161,7 @@ def test_a_work_folder_without_its_options_is_refused(tmp_path, real_photos, cap
     assert [path.name for path in recipe.work.iterdir()] == ["synth"]
 
 
+@pytest.mark.slow  # trains
 def test_a_run_writes_its_models_beside_its_work_and_goes_on_whatever_its_models_and_workers(
         tiny_models, real_photos, tmp_path, capsys):
     from training_tools import tiny_recipe
@@ -184,6 +189,7 @@ def test_train_help_describes_every_option(capsys):
     assert "(default WORK/models)" in text and "``--models models``" in text
 
 
+@pytest.mark.slow  # trains
 def test_ctrl_c_says_how_to_go_on_once_and_the_run_goes_on_counting_every_start(real_photos, tmp_path):
     """A terminal's Ctrl-C reaches every process of the run: the recipe's and its classifier's."""
     pytest.importorskip("ultralytics")

@@ -203,7 +203,7 @@ def test_class_only_labels_are_measured_but_not_for_boxes_found(images):
     assert overall["index_boxes_found"] == 0.5  # a's first box, not its second
 
 
-def test_cribcam_eval_on_class_only_labels_with_a_key_that_is_no_image(reader_models, real_photos,
+def test_cribcam_eval_on_class_only_labels_with_a_key_that_is_no_image(shipped_models, real_photos,
                                                                        tmp_path, capsys):
     real = dict(sorted(json.loads((real_photos / "labels.json").read_text()).items())[:2])
     labels = {name: {"cards": [{"card": c["card"], "box": None} for c in entry["cards"]]}
@@ -211,7 +211,7 @@ def test_cribcam_eval_on_class_only_labels_with_a_key_that_is_no_image(reader_mo
     labels["notes"] = "two photos, cards named without boxes"
     (tmp_path / "labels.json").write_text(json.dumps(labels))
     args = ["eval", "--images", str(real_photos / "images"), "--labels", str(tmp_path / "labels.json"),
-            "--model", str(reader_models)]
+            "--model", str(shipped_models)]
     assert main(args) == 0
     out, err = capsys.readouterr()
     assert "skipped 'notes': not an image name" in err
@@ -222,15 +222,15 @@ def test_cribcam_eval_on_class_only_labels_with_a_key_that_is_no_image(reader_mo
     assert overall["cards_labelled"] == sum(len({c["card"] for c in e["cards"]}) for e in real.values())
 
 
-def test_cribcam_eval_measures_real_models_on_labelled_photos(reader_models, real_photos, tmp_path, capsys):
+def test_cribcam_eval_measures_real_models_on_labelled_photos(shipped_models, real_photos, tmp_path, capsys):
     labels = dict(sorted(json.loads((real_photos / "labels.json").read_text()).items())[:3])
     (tmp_path / "labels.json").write_text(json.dumps(labels))
     assert main(["eval", "--images", str(real_photos / "images"), "--labels", str(tmp_path / "labels.json"),
-                 "--model", str(reader_models), "--json"]) == 0
+                 "--model", str(shipped_models), "--json"]) == 0
     overall = json.loads(capsys.readouterr().out)["overall"]
     assert overall["images"] == 3
     assert main(["eval", "--images", str(real_photos / "images"), "--labels", str(tmp_path / "labels.json"),
-                 "--model", str(reader_models)]) == 0
+                 "--model", str(shipped_models)]) == 0
     said = capsys.readouterr().out
     assert "guesses (asked, never counted): " in said and "wrong, no warning" in said
     assert "\noverall " in said.split("kind of photo")[1]

@@ -7,11 +7,6 @@ import pytest
 from cribcam.vision import CardReader, ModelMissingError
 
 
-@pytest.fixture(scope="module")
-def reader(reader_models):
-    return CardReader(reader_models)
-
-
 @pytest.mark.parametrize("image", [None, np.zeros((0, 0, 3), np.uint8), "not an image"])
 def test_unreadable_input_is_a_problem_not_an_exception(reader, image):
     reading = reader.read(image)
@@ -68,8 +63,8 @@ def test_missing_models_are_a_clear_error(tmp_path):
         CardReader(tmp_path)
 
 
-def test_a_folder_missing_one_model_names_it(tmp_path, reader_models):
-    (tmp_path / "finder.onnx").write_bytes((reader_models / "finder.onnx").read_bytes())
+def test_a_folder_missing_one_model_names_it(tmp_path, shipped_models):
+    (tmp_path / "finder.onnx").write_bytes((shipped_models / "finder.onnx").read_bytes())
     with pytest.raises(ModelMissingError, match=r"\(classifier.onnx missing\)"):
         CardReader(tmp_path)
 

@@ -1,6 +1,6 @@
 """Fixtures of the web tests: the app and its test client (as in the Flask tutorial), a stub
-reader for the photo path without a model, a real reader when a model is available, and
-real waitress servers on loopback."""
+reader for the photo path without a model, a real reader on the shipped models, and real
+waitress servers on loopback."""
 
 from __future__ import annotations
 
@@ -38,22 +38,12 @@ def stub_client(stub_app):
     return stub_app.test_client()
 
 
-_READERS: dict = {}
-
-
-@pytest.fixture
-def model_reader(request):
-    """A real ``CardReader`` on the lead's ``reader_models`` (which skips when there is no
-    model), loaded once per model file."""
-    try:
-        model = request.getfixturevalue("reader_models")
-    except pytest.FixtureLookupError:
-        pytest.skip("no reader_models fixture in tests/conftest.py: no model to read photos with")
+@pytest.fixture(scope="session")
+def model_reader(shipped_models):
+    """A real ``CardReader`` on the shipped models, loaded once."""
     from cribcam.vision import CardReader
 
-    if model not in _READERS:
-        _READERS[model] = CardReader(model_path=model)
-    return _READERS[model]
+    return CardReader(model_path=shipped_models)
 
 
 @pytest.fixture

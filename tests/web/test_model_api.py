@@ -1,5 +1,4 @@
-"""/api/read on a real ONNX model: the shipped models (tests/conftest.py's ``shipped_models``),
-or ``reader_models`` (the shipped ones, else tiny ones) where only the plumbing is tested.
+"""/api/read on the shipped models (tests/conftest.py's ``shipped_models``).
 
 The bundled photos whose cards the shipped models read exactly are counted as their labels
 say (tests/data/photos/labels.json), and odd images get a clear answer.
@@ -19,21 +18,9 @@ from webtools import DATA, LABELS, encode
 
 
 @pytest.fixture
-def model_client(model_reader):
+def shipped_client(model_reader):
+    """The app reading with the shipped models."""
     return create_app({"TESTING": True}, reader=model_reader).test_client()
-
-
-_SHIPPED: dict = {}
-
-
-@pytest.fixture
-def shipped_client(shipped_models):
-    """The app reading with the shipped models (loaded once)."""
-    from cribcam.vision import CardReader
-
-    if shipped_models not in _SHIPPED:
-        _SHIPPED[shipped_models] = CardReader(model_path=shipped_models)
-    return create_app({"TESTING": True}, reader=_SHIPPED[shipped_models]).test_client()
 
 
 def upload(client, data: bytes, **fields):
@@ -66,8 +53,8 @@ def test_a_photo_is_read_and_counted_as_its_labels_say(shipped_client, name, sta
     assert report["annotated"].startswith("data:image/jpeg;base64,")
 
 
-def test_one_pixel_image_is_a_reading_with_a_problem(model_client):
-    response = upload(model_client, encode(np.zeros((1, 1, 3), np.uint8), ".png"))
+def test_one_pixel_image_is_a_reading_with_a_problem(shipped_client):
+    response = upload(shipped_client, encode(np.zeros((1, 1, 3), np.uint8), ".png"))
     assert response.status_code == 200
     assert response.json["cards"] == [] and response.json["count"] is None
     assert "only 1x1 pixels" in response.json["problems"][0]
@@ -87,8 +74,8 @@ def test_blank_and_noise_images_are_read_as_no_cards_and_say_why_there_is_no_cou
             "(the starter alone)"]
 
 
-def test_big_photo_is_read(model_client):
+def test_big_photo_is_read(shipped_client):
     big = cv2.resize(cv2.imread(str(DATA / "webcam-5-cards.jpg")), (4032, 3024))
-    response = upload(model_client, encode(big, ".jpg", [cv2.IMWRITE_JPEG_QUALITY, 80]))
+    response = upload(shipped_client, encode(big, ".jpg", [cv2.IMWRITE_JPEG_QUALITY, 80]))
     assert response.status_code == 200
     assert (response.json["width"], response.json["height"]) == (1920, 1440)

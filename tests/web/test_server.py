@@ -186,8 +186,8 @@ def test_cribcam_serve_with_a_damaged_model_refuses_to_start(tmp_path):
     assert process.returncode == 2 and "could not be loaded" in err
 
 
-def test_cribcam_serve_reads_photos_with_a_folder_of_models(reader_models):
-    with serving("--model", str(reader_models), "--port", "0") as process:
+def test_cribcam_serve_reads_photos_with_a_folder_of_models(shipped_models):
+    with serving("--model", str(shipped_models), "--port", "0") as process:
         line = process.stdout.readline()
         assert "reading photos with" in line or line.startswith("cribcam serve: http"), line
         url = line.split()[2]
