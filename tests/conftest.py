@@ -38,3 +38,24 @@ def shipped_models() -> Path:
     except ModelMissingError as exc:
         pytest.fail(f"the shipped models are missing from this checkout: {exc}")
     return MODELS_DIR
+
+
+@pytest.fixture(scope="session")
+def deck_designs() -> list:
+    """Every deck design of the manifest, rendered from the installed card packages (once,
+    into the deck cache; later runs read it from there)."""
+    from cribcam.datagen.decks import DeckArtError, load_decks
+
+    try:
+        return load_decks(progress=False)
+    except DeckArtError as exc:
+        # Failed, not skipped: CI installs the packages (.ci/install-system-packages), so a
+        # test going without them is a broken machine, and a skip would hide it.
+        pytest.fail(f"the deck art the test draws cards from is missing: {exc} "
+                    f"(bash .ci/install-system-packages installs everything the tests need)")
+
+
+@pytest.fixture(scope="session")
+def heldout_decks(deck_designs) -> list:
+    """The designs held out of training, as a reader meets a deck it has never seen."""
+    return [deck for deck in deck_designs if deck.split == "heldout"]

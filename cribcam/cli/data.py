@@ -282,12 +282,12 @@ def _clip_decks() -> list:
 
 
 def _decks(split: str, command: str, purpose: str) -> list:
-    """The rendered decks of ``split``; when they must be fetched and rendered first, `cribcam
-    COMMAND` says so once, before it starts (``purpose`` says what they are for), or says
-    which tool it needs that is missing.
+    """The rendered decks of ``split``; when they must be rendered first, `cribcam COMMAND`
+    says so once, before it starts (``purpose`` says what they are for), or says which
+    tool or card package it needs that is not installed.
 
     Raises:
-        UsageError: a tool is missing, or the deck art cannot be fetched or rendered.
+        UsageError: a tool or card package is missing, or the deck art cannot be rendered.
     """
     try:
         from cribcam.datagen.assets import deck_art_plan
@@ -296,11 +296,11 @@ def _decks(split: str, command: str, purpose: str) -> list:
         raise UsageError(f"the deck art module is missing ({exc})") from None
 
     plan = deck_art_plan(split)
-    if plan is not None and plan.missing_tools:
-        needed = ", ".join(tool for tool, _ in plan.missing_tools)
-        packages = " ".join(package for _, package in plan.missing_tools)
+    if plan is not None and plan.missing:
+        needed = ", ".join(thing for thing, _ in plan.missing)
+        packages = " ".join(package for _, package in plan.missing)
         raise UsageError(f"{purpose}, rendered from Debian's card packages: "
-                         f"{needed} {'is' if len(plan.missing_tools) == 1 else 'are'} needed for "
+                         f"{needed} {'is' if len(plan.missing) == 1 else 'are'} needed for "
                          f"that (sudo apt-get install {packages})")
     if plan is not None:
         print(f"cribcam {command}: {plan.sentence(purpose)}", file=sys.stderr, flush=True)

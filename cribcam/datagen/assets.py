@@ -8,9 +8,7 @@ backs for decks without one, and a field of sensor noise are drawn from the buil
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -154,83 +152,43 @@ def make_assets(decks: list, seed: int, n_surfaces: int = 40, noise_size: int = 
 
 @dataclass(frozen=True)
 class DeckArtPlan:
-    """What ``decks.load_decks`` will fetch and render before it can return a split's decks
-    (nothing, for a split already in the deck cache).
+    """What ``decks.load_decks`` will render before it can return a split's decks (nothing,
+    for a split already in the deck cache).
 
     Attributes:
         decks: the designs of the split not rendered yet.
-        packages: the Debian packages to download for them (not unpacked in the cache yet).
-        download_bytes: the packages' size as apt knows it, or None when it cannot tell.
         cache: the deck cache folder.
-        missing_tools: tools the work needs that are not installed, with the Debian package
-            that has each: ``[("rsvg-convert", "librsvg2-bin")]``.
+        missing: what the rendering needs that is not installed, with the Debian package that
+            has each: ``[("rsvg-convert", "librsvg2-bin"), ("gnome-cards-data", "gnome-cards-data")]``
+            (a card package stands for itself).
     """
 
     decks: tuple[str, ...]
-    packages: tuple[str, ...]
-    download_bytes: int | None
     cache: Path
-    missing_tools: tuple[tuple[str, str], ...] = ()
+    missing: tuple[tuple[str, str], ...] = ()
 
     def sentence(self, purpose: str) -> str:
-        """One sentence saying, before it starts, what will be fetched and done, and why:
-        ``purpose`` says what the decks are for ("the clip shows held-out deck designs")."""
+        """One sentence saying, before it starts, what will be done, and why: ``purpose`` says
+        what the decks are for ("the clip shows held-out deck designs")."""
         designs = f"{len(self.decks)} of them {'are' if len(self.decks) != 1 else 'is'}"
         if len(self.decks) == 1:
             designs = "one of them is"
-        steps = []
-        if self.packages:
-            size = f"{self.download_bytes / 1e6:.0f} MB, " if self.download_bytes else ""
-            steps.append(f"downloads the Debian package{'s' if len(self.packages) != 1 else ''} "
-                         f"{' and '.join(self.packages)} ({size}apt-get download)")
-        steps.append("renders every card with rsvg-convert")
         return (f"{purpose}: {designs} not in the deck cache yet ({', '.join(self.decks)}), so "
-                f"this run {' and '.join(steps)} into {self.cache} (a minute or two, once; later "
-                f"runs take them from there)")
+                f"this run renders every card with rsvg-convert into {self.cache} (a minute or "
+                f"two, once; later runs take them from there)")
 
 
 def deck_art_plan(split: str | None, cache_dir: str | Path | None = None, width: int = 240
                   ) -> DeckArtPlan | None:
-    """What ``decks.load_decks(split, cache_dir, width)`` would fetch and render, read from
-    the deck cache without touching it; None when every deck of the split is rendered.
-
-    The cache layout is ``decks``'s: ``render/<deck>/w<width>/meta.json`` per rendered deck,
-    ``pkg/<package>/.unpacked`` per unpacked package.
-    """
+    """What ``decks.load_decks(split, cache_dir, width)`` would render, read from the deck
+    cache without touching it; None when every deck of the split is rendered."""
     from cribcam.datagen import decks as deck_art
 
     cache = Path(cache_dir) if cache_dir is not None else deck_art.default_cache_dir()
-    todo = []
-    for entry in deck_art.load_manifest()["decks"]:
-        if split is not None and entry["split"] != split:
-            continue
-        meta_path = cache / "render" / entry["name"] / f"w{width}" / "meta.json"
-        try:
-            meta = json.loads(meta_path.read_text())
-        except (OSError, ValueError):
-            meta = {}
-        if meta.get("render_version") != deck_art.RENDER_VERSION or meta.get("path") != entry["path"]:
-            todo.append(entry)
+    todo = [e for e in deck_art.load_manifest()["decks"]
+            if (split is None or e["split"] == split) and not deck_art.rendered(e, cache, width)]
     if not todo:
         return None
-    packages = tuple(dict.fromkeys(e["package"] for e in todo
-                                   if not (cache / "pkg" / e["package"] / ".unpacked").exists()))
-    tools = [("rsvg-convert", "librsvg2-bin")]
-    if packages:
-        tools += [("apt-get", "apt"), ("dpkg", "dpkg")]
-    missing = tuple((tool, package) for tool, package in tools if shutil.which(tool) is None)
-    return DeckArtPlan(tuple(e["name"] for e in todo), packages, _download_bytes(packages), cache, missing)
-
-
-def _download_bytes(packages: tuple[str, ...]) -> int | None:
-    """The packages' download size from apt's lists (``apt-cache show``), or None."""
-    if not packages or shutil.which("apt-cache") is None:
-        return None
-    try:
-        shown = subprocess.run(["apt-cache", "show", "--no-all-versions", *packages],
-                               capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    sizes = [int(line.split()[1]) for line in shown.stdout.splitlines()
-             if line.startswith("Size: ") and line.split()[1].isdigit()]
-    return sum(sizes) if shown.returncode == 0 and len(sizes) == len(packages) else None
+    missing = [("rsvg-convert", "librsvg2-bin")] if shutil.which("rsvg-convert") is None else []
+    missing += [(package, package) for package in deck_art.missing_packages(todo)]
+    return DeckArtPlan(tuple(e["name"] for e in todo), cache, tuple(missing))

@@ -1,22 +1,20 @@
-"""Playing-card art for the synthetic data: fetch, render and check Debian's SVG card decks.
+"""Playing-card art for the synthetic data: render and check Debian's SVG card decks.
 
 The decks come from Debian's ``gnome-cards-data`` (aisleriot themes) and
-``kdegames-card-data-kf5`` (KDE card decks). ``datasets/decks.json`` lists which
-decks are used, their train/held-out split and why the others are left out.
-Everything expensive is cached on disk: the ``.deb`` files, their unpacked trees,
-one PNG per rendered card and a ``meta.json`` per deck holding the located
-index corners, so a second :func:`load_decks` only decodes PNGs.
+``kdegames-card-data-kf5`` (KDE card decks), installed as system packages
+(``.ci/install-system-packages`` installs them; this module reads their files and never
+runs apt). ``datasets/decks.json`` lists which decks are used, their train/held-out split
+and why the others are left out. The rendering is cached on disk: one PNG per rendered
+card and a ``meta.json`` per deck holding the located index corners, so a second
+:func:`load_decks` only decodes PNGs, and needs no package installed.
 
 Cache layout (``<cache>`` is ``datasets/cache/decks`` unless overridden)::
 
-    <cache>/debs/*.deb                        apt-get download
-    <cache>/pkg/<package>/usr/share/...       dpkg -x
     <cache>/render/<deck>/w<width>/AC.png ... back.png, meta.json
 """
 
 from __future__ import annotations
 
-import fcntl
 import fnmatch
 import gzip
 import json
@@ -50,13 +48,18 @@ __all__ = [
     "deck_licence",
     "default_cache_dir",
     "element_id",
+    "install_hint",
     "load_decks",
     "load_manifest",
+    "missing_packages",
     "package_licence",
+    "rendered",
 ]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]  # a checkout's: the data build's cache is in it
 MANIFEST_PATH = DATASETS_DIR / "decks.json"
+# Where the card packages are installed: the manifest's paths (``usr/share/...``) are under it.
+PACKAGE_ROOT = Path("/")
 
 # Bump when the rendered PNGs change, so stale caches are rebuilt.
 RENDER_VERSION = 1
@@ -101,7 +104,7 @@ class Deck:
 
 
 class DeckArtError(RuntimeError):
-    """Deck art could not be fetched or rendered (missing tool or package)."""
+    """Deck art could not be rendered (a tool or a card package is not installed)."""
 
 
 def element_id(code: str, style: str) -> str:
@@ -133,7 +136,7 @@ def load_decks(
     width: int = 240,
     progress: bool = True,
 ) -> list[Deck]:
-    """Fetch (apt-get download), render (rsvg-convert, cached) and check every usable deck.
+    """Render (rsvg-convert, cached) and check every usable deck of the installed packages.
 
     Decks whose index corners cannot be located or fail the checks are left out with
     a message on stderr, never returned with doubtful boxes.
@@ -148,13 +151,17 @@ def load_decks(
         The decks of the manifest that passed, in manifest order.
 
     Raises:
-        DeckArtError: A deck has to be rendered and a tool or package is missing.
+        DeckArtError: A deck has to be rendered and a tool or card package is not installed
+            (the message says which package to install).
         ValueError: ``split`` is not one of the above.
     """
     if split not in (None, "train", "heldout"):
         raise ValueError(f"split must be 'train', 'heldout' or None, not {split!r}")
     cache = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     entries = [e for e in load_manifest()["decks"] if split is None or e["split"] == split]
+    missing = missing_packages([e for e in entries if not rendered(e, cache, width)])
+    if missing:
+        raise DeckArtError(f"decks are not rendered yet in {cache}, and {install_hint(missing)}")
     decks = []
     for entry in tqdm(entries, desc="decks", unit="deck", disable=not progress, file=sys.stderr):
         deck = _load_deck(entry, cache, width)
@@ -163,13 +170,27 @@ def load_decks(
     return decks
 
 
+def rendered(entry: dict, cache: Path, width: int) -> bool:
+    """Whether the cache holds this manifest deck rendered as this module renders it now."""
+    meta = _read_meta(cache / "render" / entry["name"] / f"w{width}" / "meta.json")
+    return meta.get("render_version") == RENDER_VERSION and meta.get("path") == entry["path"]
+
+
+def _read_meta(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):  # none yet, or cut short: rendered again
+        return {}
+
+
 def _load_deck(entry: dict, cache: Path, width: int) -> Deck | None:
     """Load one deck from the cache, rendering and locating corners where the cache is stale."""
     folder = cache / "render" / entry["name"] / f"w{width}"
     meta_path = folder / "meta.json"
-    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-    if meta.get("render_version") != RENDER_VERSION or meta.get("path") != entry["path"]:
-        meta = _render_deck(entry, cache, folder, width)
+    if rendered(entry, cache, width):
+        meta = _read_meta(meta_path)
+    else:
+        meta = _render_deck(entry, folder, width)
     if meta.get("render_error"):
         _report(entry["name"], meta["render_error"])
         return None
@@ -216,55 +237,29 @@ def _read_png(path: Path) -> np.ndarray:
     return image
 
 
-# --- fetching -------------------------------------------------------------------------
+# --- the installed packages ------------------------------------------------------------
 
 
-def _package_root(package: str, cache: Path) -> Path:
-    """Unpacked tree of a Debian package, downloaded and unpacked on first use.
+def missing_packages(entries: list[dict]) -> list[str]:
+    """The Debian packages of these manifest decks that are not installed, in manifest order.
 
-    Two processes filling one cache at once (a training run and a data build, say) take turns:
-    each clears the other's half-downloaded ``.deb`` otherwise, and one of them fails.
+    The data build only reads the installed SVG files: it never runs apt, so a fresh machine
+    installs the packages first (``sudo apt-get install gnome-cards-data
+    kdegames-card-data-kf5``, or ``bash .ci/install-system-packages``).
     """
-    root = cache / "pkg" / package
-    if (root / ".unpacked").exists():
-        return root
-    for tool, debian_package in (("apt-get", "apt"), ("dpkg", "dpkg")):
-        if shutil.which(tool) is None:
-            raise DeckArtError(f"{tool} not found: deck art comes from Debian packages ({debian_package})")
-    debs = cache / "debs"
-    debs.mkdir(parents=True, exist_ok=True)
-    with open(debs / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-        return _download_and_unpack(package, debs, root)
+    return list(dict.fromkeys(e["package"] for e in entries if not (PACKAGE_ROOT / e["path"]).is_file()))
 
 
-def _download_and_unpack(package: str, debs: Path, root: Path) -> Path:
-    done = root / ".unpacked"
-    if done.exists():  # another process did it while this one waited
-        return root
-    for old in debs.glob(f"{package}_*.deb"):
-        old.unlink()
-    download = ["apt-get", "download", package]
-    result = subprocess.run(download, check=False, cwd=debs, capture_output=True, text=True)
-    if result.returncode != 0 and os.geteuid() == 0:
-        # A fresh machine has no package lists yet; as root we can fetch them once.
-        subprocess.run(["apt-get", "update"], check=False, capture_output=True)
-        result = subprocess.run(download, check=False, cwd=debs, capture_output=True, text=True)
-    found = sorted(debs.glob(f"{package}_*.deb"))
-    if result.returncode != 0 or not found:
-        raise DeckArtError(
-            f"`apt-get download {package}` failed ({result.stderr.strip()[-300:]}); "
-            "if the package is unknown, run `apt-get update` first"
-        )
-    if root.exists():
-        shutil.rmtree(root)
-    root.mkdir(parents=True)
-    subprocess.run(["dpkg", "-x", str(found[-1]), str(root)], check=True, capture_output=True)
-    version = subprocess.run(
-        ["dpkg-deb", "-f", str(found[-1]), "Version"], check=True, capture_output=True, text=True
-    ).stdout.strip()
-    done.write_text(version)
-    return root
+def install_hint(packages: list[str]) -> str:
+    """The sentence naming the card packages to install, said by every error that lacks them."""
+    return (f"the card art comes from the Debian package{'s' if len(packages) != 1 else ''} "
+            f"{' and '.join(packages)}, not installed: sudo apt-get install {' '.join(packages)}")
+
+
+def _package_version(package: str) -> str:
+    """The installed version, kept in a rendered deck's meta.json as a record of its source."""
+    return subprocess.run(["dpkg-query", "--show", "--showformat=${Version}", package],
+                          check=True, capture_output=True, text=True).stdout.strip()
 
 
 def package_licence(copyright_text: str, path: str) -> str:
@@ -359,18 +354,17 @@ def _card_box(image: np.ndarray) -> tuple[int, int, int, int]:
     return int(x), int(y), int(w), int(h)
 
 
-def _render_deck(entry: dict, cache: Path, folder: Path, width: int) -> dict:
+def _render_deck(entry: dict, folder: Path, width: int) -> dict:
     """Render one deck's cards and back into ``folder`` and return its new meta record."""
     if shutil.which("rsvg-convert") is None:
         raise DeckArtError("rsvg-convert not found: install it with `apt-get install librsvg2-bin`")
-    root = _package_root(entry["package"], cache)
-    svg = root / entry["path"]
+    svg = PACKAGE_ROOT / entry["path"]
     ids = {code: element_id(code, entry["style"]) for code in CARD_CODES} | {"back": BACK_ID}
     meta = {
         "render_version": RENDER_VERSION,
         "path": entry["path"],
-        "package": f"{entry['package']} {(root / '.unpacked').read_text()}",
-        "licence": deck_licence(entry, root),
+        "package": f"{entry['package']} {_package_version(entry['package'])}",
+        "licence": deck_licence(entry, PACKAGE_ROOT),
     }
     folder.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()

@@ -75,16 +75,12 @@ def test_with_no_decks_the_listing_says_how_to_teach_one(cribcam, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def layout_files(tmp_path_factory):
+def layout_files(tmp_path_factory, heldout_decks):
     """Two rendered layout photos of a held-out design (clubs, hearts), a photo of its queen of
     spades alone, and their labels file (the queen named without a box)."""
-    from cribcam.datagen.decks import DeckArtError, load_decks
     from cribcam.training.layout import render_layout
 
-    try:
-        deck = load_decks(split="heldout", progress=False)[1]
-    except DeckArtError as exc:
-        pytest.skip(f"deck art unavailable: {exc}")
+    deck = heldout_decks[1]
     folder = tmp_path_factory.mktemp("layouts")
     labels = {}
     for k, suit in enumerate("CH"):

@@ -1,4 +1,4 @@
-"""Fixtures of the live tests: the held-out deck designs and a clip of three hands."""
+"""Fixtures of the live tests: a clip of three hands of the held-out deck designs."""
 
 from __future__ import annotations
 
@@ -8,17 +8,6 @@ from cribcam.datagen.clips import ClipSpec, write_clip
 
 # Three hands of 3 s at 10 fps with 4 blurred frames between: 98 frames, 640x480.
 CLIP = ClipSpec(hands=3, hold_seconds=3.0, transition_frames=4, fps=10, seed=0)
-
-
-@pytest.fixture(scope="session")
-def heldout_decks() -> list:
-    """The held-out card designs (rendered once into the deck cache, then read from it)."""
-    from cribcam.datagen.decks import DeckArtError, load_decks
-
-    try:
-        return load_decks(split="heldout", progress=False)
-    except DeckArtError as exc:
-        pytest.skip(f"deck art unavailable: {exc}")
 
 
 @pytest.fixture(scope="session")

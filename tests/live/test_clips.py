@@ -156,27 +156,26 @@ def test_cribcam_data_clip_usage_errors(tmp_path, capsys, args, words):
     assert words in capsys.readouterr().err
 
 
-# --- the deck art a clip needs, said before it is fetched -----------------------------------
+# --- the deck art a clip needs, said before it is rendered -----------------------------------
 
 
-def test_the_plan_reads_what_the_deck_cache_lacks(tmp_path):
+def test_the_plan_reads_what_the_deck_cache_lacks(tmp_path, monkeypatch):
     from cribcam.datagen import decks
     from cribcam.datagen.assets import deck_art_plan
 
     plan = deck_art_plan("heldout", tmp_path)
     heldout = [e for e in decks.load_manifest()["decks"] if e["split"] == "heldout"]
     assert plan.decks == tuple(e["name"] for e in heldout) and plan.cache == tmp_path
-    assert plan.packages == ("gnome-cards-data", "kdegames-card-data-kf5")
+    assert plan.missing == ()  # the card packages and rsvg-convert are installed
     sentence = plan.sentence("the clip shows held-out designs")
-    assert sentence.startswith(f"the clip shows held-out designs: {len(heldout)} of them are not in "
-                               f"the deck cache yet")
-    assert "downloads the Debian packages gnome-cards-data and kdegames-card-data-kf5" in sentence
-    assert "rsvg-convert" in sentence and str(tmp_path) in sentence
-    for package in plan.packages:  # unpacked: only the rendering is left to do
-        (tmp_path / "pkg" / package).mkdir(parents=True)
-        (tmp_path / "pkg" / package / ".unpacked").write_text("1")
-    assert deck_art_plan("heldout", tmp_path).packages == ()
-    for entry in heldout:  # rendered: nothing to do, nothing said
+    assert sentence == (f"the clip shows held-out designs: {len(heldout)} of them are not in the deck "
+                        f"cache yet ({', '.join(plan.decks)}), so this run renders every card with "
+                        f"rsvg-convert into {tmp_path} (a minute or two, once; later runs take them "
+                        f"from there)")
+    monkeypatch.setattr(decks, "PACKAGE_ROOT", tmp_path / "nothing-installed")
+    assert deck_art_plan("heldout", tmp_path).missing == (("gnome-cards-data", "gnome-cards-data"),
+                                                          ("kdegames-card-data-kf5", "kdegames-card-data-kf5"))
+    for entry in heldout:  # rendered: nothing to do, nothing said, no package needed
         folder = tmp_path / "render" / entry["name"] / "w240"
         folder.mkdir(parents=True)
         (folder / "meta.json").write_text(json.dumps({"render_version": decks.RENDER_VERSION,
@@ -184,13 +183,13 @@ def test_the_plan_reads_what_the_deck_cache_lacks(tmp_path):
     assert deck_art_plan("heldout", tmp_path) is None
 
 
-def test_cribcam_data_clip_says_what_it_fetches_once_before_it_starts(heldout_decks, tmp_path,
+def test_cribcam_data_clip_says_what_it_renders_once_before_it_starts(heldout_decks, tmp_path,
                                                                        monkeypatch, capsys):
     from cribcam.datagen import decks
 
     said_before = []
 
-    def load_decks(split=None, **options):  # stands in for the 46 MB and the minute and a half
+    def load_decks(split=None, **options):  # stands in for the minute and a half of rendering
         said_before.append(capsys.readouterr().err)
         return heldout_decks
 
@@ -200,11 +199,17 @@ def test_cribcam_data_clip_says_what_it_fetches_once_before_it_starts(heldout_de
     assert main(clip) == 0
     assert said_before[0].count("\n") == 1 and said_before[0].startswith(
         "cribcam data clip: the clip shows cards of the held-out deck designs")
-    assert "gnome-cards-data and kdegames-card-data-kf5" in said_before[0]
+    assert "renders every card with rsvg-convert" in said_before[0]
     assert "not in the deck cache yet" not in capsys.readouterr().err  # once
 
     monkeypatch.setattr(shutil, "which", lambda tool: None if tool == "rsvg-convert" else "/usr/bin/" + tool)
     assert main(clip) == 2
     err = capsys.readouterr().err
     assert "rsvg-convert is needed for that (sudo apt-get install librsvg2-bin)" in err
-    assert len(said_before) == 1  # refused before anything was fetched
+    assert len(said_before) == 1  # refused before anything was rendered
+
+    monkeypatch.setattr(decks, "PACKAGE_ROOT", tmp_path / "nothing-installed")  # nor the card packages
+    assert main(clip) == 2
+    assert ("rsvg-convert, gnome-cards-data, kdegames-card-data-kf5 are needed for that (sudo apt-get "
+            "install librsvg2-bin gnome-cards-data kdegames-card-data-kf5)") in capsys.readouterr().err
+    assert len(said_before) == 1

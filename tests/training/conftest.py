@@ -7,13 +7,8 @@ import pytest
 
 
 @pytest.fixture(scope="session")
-def heldout_deck():
-    from cribcam.datagen.decks import DeckArtError, load_decks
-
-    try:
-        return load_decks(split="heldout", progress=False)[0]
-    except DeckArtError as exc:
-        pytest.skip(f"deck art unavailable: {exc}")
+def heldout_deck(heldout_decks):
+    return heldout_decks[0]
 
 
 @pytest.fixture(scope="session")

@@ -79,14 +79,10 @@ def test_ranks_read_as_one_string_keep_their_standard_texts(rank_reader, tmp_pat
     assert learn_texts(rank_reader, tmp_path, labels) == RANK_TEXTS
 
 
-def test_a_standard_deck_misread_a_little_keeps_its_standard_texts(rank_reader, tmp_path):
-    from cribcam.datagen.decks import DeckArtError, load_decks
+def test_a_standard_deck_misread_a_little_keeps_its_standard_texts(rank_reader, heldout_decks, tmp_path):
     from cribcam.training.alphabet import MARGIN, likeliest_texts
 
-    try:
-        deck = next(d for d in load_decks(split="heldout", progress=False) if d.name == "gnome-bellot")
-    except DeckArtError as exc:
-        pytest.skip(f"deck art unavailable: {exc}")
+    deck = next(d for d in heldout_decks if d.name == "gnome-bellot")
     labels = _shown(deck, "CDHS", tmp_path)
     # The recognizer spells this deck's J as "i", a little likelier than "J": a misreading, not
     # the deck's lettering, which the player would be told ("its indices read i for the jack").

@@ -20,8 +20,8 @@ EVERY = 14  # one shared photo in this many goes into the test's pack: all three
 
 
 @pytest.fixture(scope="module")
-def packed(tmp_path_factory, real_photos):
-    from cribcam.datagen.decks import DeckArtError
+def packed(tmp_path_factory, real_photos, deck_designs):
+    # deck_designs: the pack takes the training designs from the deck cache, rendered there.
     from cribcam.datagen.font_decks import find_fonts
 
     root = tmp_path_factory.mktemp("device")
@@ -41,10 +41,7 @@ def packed(tmp_path_factory, real_photos):
     checkout = root / "checkout"
     subprocess.run(["git", "init", "-q", str(checkout)], check=True)
     (checkout / ".gitignore").write_text("packs/\n")
-    try:
-        record = device_pack.pack(checkout / "packs" / "first", photos, fonts, minutes=1.0, checkout=checkout)
-    except DeckArtError as exc:
-        pytest.skip(f"deck art unavailable: {exc}")
+    record = device_pack.pack(checkout / "packs" / "first", photos, fonts, minutes=1.0, checkout=checkout)
     return checkout / "packs" / "first", record, photos
 
 

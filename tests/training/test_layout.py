@@ -38,13 +38,8 @@ def test_the_layout_names_every_card_ace_to_king_with_no_typing(layouts):
         assert all(len(card.boxes) == 2 for card in photo.cards)
 
 
-def test_a_four_corner_deck_groups_four_boxes_per_card():
-    from cribcam.datagen.decks import DeckArtError, load_decks
-
-    try:
-        decks = load_decks(split="train", progress=False)
-    except DeckArtError as exc:
-        pytest.skip(f"deck art unavailable: {exc}")
+def test_a_four_corner_deck_groups_four_boxes_per_card(deck_designs):
+    decks = [d for d in deck_designs if d.split == "train"]
     four_corner = [d for d in decks if len(d.corners["AC"]) == 4]
     assert four_corner, (f"none of the {len(decks)} training decks has four corner indices on its AC "
                          f"(corners per deck: {sorted({len(d.corners['AC']) for d in decks})}): the "

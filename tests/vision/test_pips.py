@@ -33,7 +33,7 @@ def test_what_cannot_be_counted_is_said_so():
     assert count_pips(np.full((640, 640, 3), 235, np.uint8), boxes) is None  # no print at all
 
 
-def test_a_held_out_designs_sixes_and_nines_are_counted_as_printed(heldout_designs):
+def test_a_held_out_designs_sixes_and_nines_are_counted_as_printed(heldout_decks):
     """The design whose 9D's corners read 9D and 6D at once is the first such case; every held-out
     design is rendered as the play clips lay cards."""
     from cribcam.datagen.assets import make_assets
@@ -42,7 +42,7 @@ def test_a_held_out_designs_sixes_and_nines_are_counted_as_printed(heldout_desig
     from cribcam.datagen.camera import look_at
 
     codes = ["9D", "6D", "9S", "6H"]
-    for design in heldout_designs:
+    for design in heldout_decks:
         assets = make_assets([design], 3, n_surfaces=1)
         deck = assets.decks[0]
         items = [Item("card", 1.2 * k, 0.0, angle, code, "table") for k, (code, angle) in

@@ -424,18 +424,13 @@ class NoStarterToldApart(AssertionError):
     "(142 and 153 pixels against 74 to 80), short of cribcam.vision.starter.APART, 2.0. "
     "Met when the clip lays the starter farther apart or the starter rule tells it at 1.9: then "
     "this test passes, and this mark must go"))
-def test_the_page_locks_onto_each_hand_of_a_clip_in_turn(shipped_models, tmp_path, playwright,
+def test_the_page_locks_onto_each_hand_of_a_clip_in_turn(shipped_models, heldout_decks, tmp_path, playwright,
                                                          live_tabs):
     from cribcam.datagen.clips import ClipSpec, write_clip
-    from cribcam.datagen.decks import DeckArtError, load_decks
     from cribcam.vision import CardReader
 
-    try:
-        decks = load_decks(split="heldout", progress=False)
-    except DeckArtError as exc:
-        pytest.skip(f"deck art unavailable: {exc}")
     clip = tmp_path / "clip.y4m"
-    record = write_clip(clip, ClipSpec(hands=3, hold_seconds=4.0, seed=7), decks)
+    record = write_clip(clip, ClipSpec(hands=3, hold_seconds=4.0, seed=7), heldout_decks)
     app = create_app({"TESTING": True}, reader=CardReader(shipped_models))
     with chromium(playwright, ALLOW_CAMERA, FAKE_CAMERA,
                   f"--use-file-for-fake-video-capture={clip}") as browser:

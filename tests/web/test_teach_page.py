@@ -22,15 +22,11 @@ QUICK = {"copies": 4, "steps": 150}  # teach.Settings of a test's lesson
 
 
 @pytest.fixture
-def layout_photos(tmp_path):
+def layout_photos(tmp_path, heldout_decks):
     """Two rendered layout photos of a held-out design: the clubs and the diamonds."""
-    from cribcam.datagen.decks import DeckArtError, load_decks
     from cribcam.training.layout import render_layout
 
-    try:
-        deck = load_decks(split="heldout", progress=False)[2]
-    except DeckArtError as exc:
-        pytest.skip(f"deck art unavailable: {exc}")
+    deck = heldout_decks[2]
     paths = []
     for k, suit in enumerate("CD"):
         image, _ = render_layout(deck, suit, seed=30 + k)
@@ -248,17 +244,12 @@ def test_the_page_says_at_once_when_this_server_cannot_teach(tmp_path, browser, 
     tab.close()
 
 
-def test_a_photo_of_one_card_names_every_index_found_as_that_card(teaching_server, tmp_path):
+def test_a_photo_of_one_card_names_every_index_found_as_that_card(teaching_server, heldout_decks, tmp_path):
     import numpy as np
 
-    from cribcam.datagen.decks import DeckArtError, load_decks
     from cribcam.training.layout import render_layout
 
-    try:
-        deck = load_decks(split="heldout", progress=False)[2]
-    except DeckArtError as exc:
-        pytest.skip(f"deck art unavailable: {exc}")
-    image, labels = render_layout(deck, "C", seed=30)
+    image, labels = render_layout(heldout_decks[2], "C", seed=30)
     ace = np.array([label.box for label in labels if label.code == "AC"])
     size = (ace[:, 2:] - ace[:, :2]).max()
     x1, y1 = (ace[:, :2].min(axis=0) - size).astype(int).clip(0)
