@@ -23,7 +23,7 @@ from pathlib import Path
 
 import cv2
 
-from cribcam.datagen.shared import default_real_photos
+from cribcam.settings import default_real_photos
 from cribcam.vision import CardReader
 from cribcam.vision.evaluate import given_count, load_labels
 

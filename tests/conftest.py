@@ -1,25 +1,24 @@
 """Shared fixtures: the shared files beside the checkout, and real card-reading models."""
 
-import os
 import signal
 from pathlib import Path
 
 import pytest
 
+from cribcam.settings import shared_dir as shared_files
+
 # Run in the background (nohup ... &), pytest ignores Ctrl-C, and so would the servers the
 # tests start and stop with Ctrl-C (webtools.serving): give them a terminal's Ctrl-C.
 signal.signal(signal.SIGINT, signal.default_int_handler)
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("CRIBCAM_SHARED", ROOT.parent / "shared"))
-
 
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
-    if not SHARED.is_dir():
-        pytest.fail(f"the shared files are missing: expected them at {SHARED} "
+    shared = shared_files()
+    if not shared.is_dir():
+        pytest.fail(f"the shared files are missing: expected them at {shared} "
                     f"(set CRIBCAM_SHARED to their folder)")
-    return SHARED
+    return shared
 
 
 @pytest.fixture(scope="session")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from cribcam.cli.main import UsageError
 from cribcam.cli.output import output_folder
-from cribcam.datagen.shared import default_real_photos
 from cribcam.scoring.spoken import counted
+from cribcam.settings import default_real_photos
 
 # Where default_real_photos() looks, for help texts: the path it finds is only this checkout's.
 REAL_PHOTOS_SAID = "$CRIBCAM_SHARED/real-photos, else real-photos in shared/ beside the checkout"

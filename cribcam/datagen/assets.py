@@ -17,6 +17,7 @@ import numpy as np
 
 from cribcam.datagen import corners as corner_tools
 from cribcam.datagen import textures
+from cribcam.settings import deck_cache_dir
 
 # Downscaled copies of each card: warping down more than ~2x aliases the print.
 MIP_LEVELS = 3
@@ -184,7 +185,7 @@ def deck_art_plan(split: str | None, cache_dir: str | Path | None = None, width:
     cache without touching it; None when every deck of the split is rendered."""
     from cribcam.datagen import decks as deck_art
 
-    cache = Path(cache_dir) if cache_dir is not None else deck_art.default_cache_dir()
+    cache = Path(cache_dir) if cache_dir is not None else deck_cache_dir()
     todo = [e for e in deck_art.load_manifest()["decks"]
             if (split is None or e["split"] == split) and not deck_art.rendered(e, cache, width)]
     if not todo:

@@ -35,6 +35,7 @@ from tqdm import tqdm
 
 from cribcam.bundled import DATASETS_DIR
 from cribcam.datagen.corners import CORNER_VERSION, CornerError, locate_corners
+from cribcam.settings import deck_cache_dir
 
 # Re-exported: card codes in the classifier's order, suit-major, ace first ("AC" ... "KS").
 from cribcam.scoring.cards import CARD_CODES, RANKS, SUITS
@@ -46,7 +47,6 @@ __all__ = [
     "Deck",
     "DeckArtError",
     "deck_licence",
-    "default_cache_dir",
     "element_id",
     "install_hint",
     "load_decks",
@@ -56,7 +56,6 @@ __all__ = [
     "rendered",
 ]
 
-REPO_ROOT = Path(__file__).resolve().parents[2]  # a checkout's: the data build's cache is in it
 MANIFEST_PATH = DATASETS_DIR / "decks.json"
 # Where the card packages are installed: the manifest's paths (``usr/share/...``) are under it.
 PACKAGE_ROOT = Path("/")
@@ -124,12 +123,6 @@ def load_manifest(path: str | Path = MANIFEST_PATH) -> dict:
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
-def default_cache_dir() -> Path:
-    """Deck cache folder: ``$CRIBCAM_CACHE/decks`` if that variable is set, else ``datasets/cache/decks``."""
-    root = os.environ.get("CRIBCAM_CACHE")
-    return Path(root) / "decks" if root else REPO_ROOT / "datasets" / "cache" / "decks"
-
-
 def load_decks(
     split: str | None = None,
     cache_dir: str | Path | None = None,
@@ -143,7 +136,7 @@ def load_decks(
 
     Args:
         split: ``"train"``, ``"heldout"`` or None for all decks.
-        cache_dir: Cache folder; default :func:`default_cache_dir`.
+        cache_dir: Cache folder; default ``cribcam.settings.deck_cache_dir()``.
         width: Card width in pixels; the height follows the deck's aspect ratio.
         progress: Show a progress bar.
 
@@ -157,7 +150,7 @@ def load_decks(
     """
     if split not in (None, "train", "heldout"):
         raise ValueError(f"split must be 'train', 'heldout' or None, not {split!r}")
-    cache = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    cache = Path(cache_dir) if cache_dir is not None else deck_cache_dir()
     entries = [e for e in load_manifest()["decks"] if split is None or e["split"] == split]
     missing = missing_packages([e for e in entries if not rendered(e, cache, width)])
     if missing:

@@ -35,10 +35,10 @@ from pathlib import Path
 
 import cv2
 
-from cribcam.datagen.decks import REPO_ROOT, default_cache_dir, load_decks, load_manifest
+from cribcam.datagen.decks import load_decks, load_manifest
 from cribcam.datagen.font_decks import ALPHABETS, FONT_ROOT, SUIT_TEXT, find_fonts
+from cribcam.settings import CHECKOUT, DEVICE_PACK_DIR, default_real_photos
 
-PACK_DIR = REPO_ROOT / ".devpack"
 TRAVEL_LIMIT = 64 * 2**20  # the device call's working tree, tracked files included
 TRAVEL_MARGIN = 2 * 2**20  # for files added after packing (a note, a test)
 DECK_WIDTH = 240  # the rendered card width the data builder loads
@@ -67,8 +67,8 @@ def device_command(minutes: float, pack_dir: str) -> str:
             f"python3 -m cribcam.training.device_run --pack {pack_dir} --out \"$OUT\" --minutes {minutes:g}")
 
 
-def pack(out: Path = PACK_DIR, real: Path | None = None, fonts: Path = FONT_ROOT, minutes: float = 8.0,
-         wheels: bool = True, checkout: Path = REPO_ROOT, log=print) -> dict:
+def pack(out: Path = DEVICE_PACK_DIR, real: Path | None = None, fonts: Path = FONT_ROOT, minutes: float = 8.0,
+         wheels: bool = True, checkout: Path = CHECKOUT, log=print) -> dict:
     """Writes the pack into ``out`` (an earlier pack there is replaced) and returns what
     ``pack.json`` records. The inputs and ``out`` are checked before anything is written.
 
@@ -102,7 +102,7 @@ def pack(out: Path = PACK_DIR, real: Path | None = None, fonts: Path = FONT_ROOT
     return record
 
 
-def pack_place(out: Path, checkout: Path = REPO_ROOT) -> str:
+def pack_place(out: Path, checkout: Path = CHECKOUT) -> str:
     """``out`` as the device call names it, from the checkout's root (what it carries is
     there); raises ``PackError`` for a folder outside the checkout, or one that holds
     anything but an earlier pack (which ``pack`` empties)."""
@@ -147,7 +147,7 @@ def pack_decks(tar_path: Path, cache: Path | None = None) -> list[dict]:
     """The training designs' cards as WebP (alpha kept) with each deck's meta.json, as
     ``render/<deck>/w240/`` of the deck cache; a deck whose corners were rejected travels as
     its meta.json alone, as the cache keeps it. Renders what the cache lacks first."""
-    cache = cache or default_cache_dir()
+    cache = cache or deck_cache_dir()
     load_decks(split="train", cache_dir=cache, width=DECK_WIDTH, progress=False)
     packed = []
     with tarfile.open(tar_path, "w") as tar:
@@ -262,7 +262,7 @@ def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes) -> None:
     tar.addfile(info, io.BytesIO(data))
 
 
-def check_travel_size(pack_dir: Path, checkout: Path = REPO_ROOT) -> int:
+def check_travel_size(pack_dir: Path, checkout: Path = CHECKOUT) -> int:
     """The bytes the device call would send (the checkout's tracked and untracked files that
     git does not ignore, and the pack); raises ``PackError`` over the limit less a margin."""
     listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
@@ -278,12 +278,10 @@ def check_travel_size(pack_dir: Path, checkout: Path = REPO_ROOT) -> int:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    from cribcam.datagen.shared import default_real_photos
-
     parser = argparse.ArgumentParser(
         prog="bin/train-on-device", description="Pack what a training run on a lent GPU machine needs, and print "
                                                 "the device call to make (the tool library's device: run).")
-    parser.add_argument("--out", type=Path, default=PACK_DIR,
+    parser.add_argument("--out", type=Path, default=DEVICE_PACK_DIR,
                         help="the pack folder, inside the checkout (it travels with it): a new or empty "
                              "folder, or an earlier pack, which is replaced (default .devpack)")
     parser.add_argument("--real", type=Path, default=default_real_photos(),

@@ -29,7 +29,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Callable
 
-from cribcam.datagen.shared import default_real_photos
+from cribcam.settings import default_real_photos
 from cribcam.vision.models import CLASSIFIER_FILE, FINDER_FILE
 
 # No network here: keep ultralytics from trying (auto-installs, fonts for plots, analytics).

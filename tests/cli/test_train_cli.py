@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cribcam.cli.main import main
-from cribcam.datagen.shared import default_real_photos
+from cribcam.settings import default_real_photos
 from cribcam.vision.models import MODELS_DIR
 
 

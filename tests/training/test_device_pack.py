@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from cribcam.settings import CHECKOUT
 from cribcam.training import device_pack
 
 
@@ -63,6 +64,6 @@ def test_a_pack_outside_the_checkout_is_refused_in_one_line(tmp_path, real_photo
     (outside / "thesis.txt").write_text("important")
     assert device_pack.main(["--out", str(outside), "--real", str(real_photos)]) == 2
     err = capsys.readouterr().err
-    assert err == (f"train-on-device: --out {outside} is outside the checkout ({device_pack.REPO_ROOT}): "
+    assert err == (f"train-on-device: --out {outside} is outside the checkout ({CHECKOUT}): "
                    f"the device call carries only folders inside it\n")
     assert [path.name for path in outside.iterdir()] == ["thesis.txt"]
