@@ -9,14 +9,16 @@ ignores the app's Content-Security-Policy for it. The app never serves it.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
+from cribcam.scoring import score_hand
 from cribcam.web import create_app
 
-from browsing import DESKTOP, PHONE, Page, expect
-from test_live_page import HAND, CountingReader, camera_browser, playwright  # noqa: F401 (fixtures)
+from browsing import DESKTOP, PHONE, Page, expect, sync_api
+from test_live_page import HAND, CountingReader, camera_browser, playwright, wait_for_frames  # noqa: F401 (fixtures)
 from test_teach_page import layout_photos, teaching_server  # noqa: F401 (fixtures)
 from webtools import DATA, StubReader
 
@@ -168,3 +170,232 @@ def test_the_error_page_passes_axe(open_tab, viewport):
     page = tab.page
     page.goto(tab.url + "/no-such-page")
     expect_no_violations(page, "the page of an address that fails")
+
+
+# --- every result heard: one live region, there from the start (point 1) ------------------
+
+
+def announcer(page) -> sync_api.Locator:
+    """The page's live region, checked to be there, and heard, before anything is shown."""
+    region = page.locator("#announcer")
+    expect(region).to_have_attribute("role", "status")
+    expect(region).to_have_attribute("aria-live", "polite")
+    assert region.evaluate("e => !e.closest('[hidden]') && getComputedStyle(e).display !== 'none'")
+    return region
+
+
+def test_a_photo_s_count_and_each_change_to_it_are_said(open_tab):
+    tab = open_tab("/", DESKTOP, reader=StubReader(cards=HAND, starter="5D"))
+    page = tab.page
+    said = announcer(page)
+    page.set_input_files("#file-input", str(DATA / "webcam-5-cards.jpg"))
+    spoken = score_hand(HAND[:4], "5D").spoken
+    expect(said).to_have_text(f"Hand total 29. {spoken[0].upper()}{spoken[1:]}.")
+    page.click('label:has(input[name="what"][value="crib"])')
+    expect(said).to_contain_text("Crib total 29.")
+    page.fill("#claim", "20")
+    page.click("#claim-form button[type=submit]")
+    expect(said).to_contain_text("Muggins! 9 points overlooked. Crib total 29.")
+    page.click('#hand-chips .chip[data-card="5H"]')
+    page.click('#picker-ranks button[data-rank="K"]')
+    page.click("#picker-ok")
+    expect(said).to_contain_text("Crib total 21.")  # the K for the 5: 8 points less
+
+
+def test_the_best_discard_is_said(open_tab):
+    page = open_tab("/discard", DESKTOP).page
+    said = announcer(page)
+    page.fill("#typed-cards", "5h 5c 6d jd qs ks")
+    page.click("#type-form button[type=submit]")
+    expect(said).to_have_text(re.compile(r"^Best: lay away the \w+ of \w+ and the \w+ of \w+, \d+\.\d\d expected\.$"))
+
+
+def test_a_game_s_score_and_its_muggins_are_said_after_each_entry(open_tab):
+    page = open_tab("/game", DESKTOP).page
+    said = announcer(page)
+    page.fill("#players", "Ann Bob")
+    page.check("#muggins")
+    page.click("#new-form button[type=submit]")
+    page.fill("#starter", "5S")
+    page.click("#deal-form button[type=submit]")
+    page.select_option("#peg-player", "Bob")
+    page.fill("#peg-points", "2")
+    page.click("#peg-button")
+    expect(said).to_contain_text("Score: Ann 0, Bob 2.")
+    page.fill("#show-cards", "5H 5C 5D JS")
+    page.fill("#show-claim", "20")
+    page.click("#show-form button[type=submit]")
+    expect(said).to_contain_text("Muggins")
+    expect(said).to_contain_text("Score: Ann 9, Bob 22.")
+
+
+def test_a_locked_hand_s_count_is_said_once(open_tab):
+    reader = CountingReader(HAND)
+    page = open_tab("/live", DESKTOP, reader=reader, camera=True).page
+    said = announcer(page)
+    expect(said).to_contain_text("Hand total 29.")
+    changes = page.evaluate("""() => { window.__changes = 0;
+      new MutationObserver(() => window.__changes++).observe(announcer, {childList: true, characterData: true, subtree: true}); }""")
+    assert changes is None
+    wait_for_frames(page, reader, 5)
+    assert page.evaluate("window.__changes") == 0  # the same count, frame after frame, is not said again
+
+
+# --- the focus after each action (point 2) --------------------------------------------------
+
+
+def expect_focus_on(page, selector: str) -> None:
+    expect(page.locator(selector)).to_be_focused()
+    assert page.evaluate("document.activeElement !== document.body")
+
+
+def test_on_the_discard_page_the_focus_stays_with_the_ranks_and_the_cards(open_tab):
+    page = open_tab("/discard", DESKTOP).page
+    page.focus('#rank-buttons button[data-rank="9"]')
+    page.keyboard.press("Enter")  # the nine of hearts added: its button is disabled
+    expect_focus_on(page, '#rank-buttons button[data-rank="T"]')
+    page.keyboard.press("Enter")
+    page.focus('#rank-buttons button[data-rank="K"]')
+    page.keyboard.press("Enter")
+    expect_focus_on(page, '#rank-buttons button[data-rank="A"]')  # round to the first
+    page.focus('#dealt-chips .chip[data-card="9H"]')
+    page.keyboard.press("Enter")  # taken back: the next card is in its place
+    expect_focus_on(page, '#dealt-chips .chip[data-card="TH"]')
+    page.focus('#dealt-chips .chip[data-card="KH"]')
+    page.keyboard.press("Enter")  # the last one: the one before takes its place
+    expect_focus_on(page, '#dealt-chips .chip[data-card="TH"]')
+    page.keyboard.press("Enter")  # none left: the ranks
+    expect_focus_on(page, '#rank-buttons button[data-rank="A"]')
+
+
+def test_the_picker_gives_the_focus_back_to_the_card_changed_or_in_the_place_of_one_removed(open_tab):
+    page = open_tab("/", DESKTOP).page
+    page.fill("#typed-cards", "5H 5C 5S JD 5D")
+    page.click("#type-form button[type=submit]")
+    expect(page.locator("#total")).to_have_text("29")
+    page.focus('#hand-chips .chip[data-card="5C"]')
+    page.keyboard.press("Enter")
+    page.click('#picker-ranks button[data-rank="K"]')
+    page.click("#picker-ok")
+    expect_focus_on(page, '#hand-chips .chip[data-card="KC"]')
+    page.keyboard.press("Enter")
+    page.click("#picker-remove")
+    expect_focus_on(page, '#hand-chips .chip[data-card="5S"]')  # the next card, in its place
+    page.focus("#starter-chips .chip")
+    page.keyboard.press("Enter")
+    page.click('#picker-ranks button[data-rank="4"]')
+    page.click("#picker-ok")
+    expect_focus_on(page, '#starter-chips .chip[data-card="4D"]')
+
+
+def test_choosing_the_starter_of_a_photo_leaves_the_focus_on_the_starter(open_tab):
+    reader = StubReader(cards=["AS", "QH", "KC", "AC", "QC"],
+                        problems=["could not tell which card is the starter: set it a little apart, or name it"])
+    page = open_tab("/", DESKTOP, reader=reader).page
+    page.set_input_files("#file-input", str(DATA / "webcam-5-cards.jpg"))
+    page.focus('#starter-choice-buttons button[data-starter="QC"]')
+    page.keyboard.press("Enter")
+    expect_focus_on(page, '#starter-chips .chip[data-card="QC"]')
+
+
+def test_each_step_of_a_game_leaves_the_focus_on_the_next_step_s_field(open_tab):
+    page = open_tab("/game", DESKTOP).page
+    page.fill("#players", "Ann Bob")
+    page.focus("#new-form button[type=submit]")
+    page.keyboard.press("Enter")
+    expect_focus_on(page, "#starter")
+    page.keyboard.type("5S")
+    page.keyboard.press("Enter")
+    expect_focus_on(page, "#turns")
+
+
+def test_starting_and_stopping_the_play_leaves_the_focus_on_the_button_that_undoes_it(open_tab):
+    page = open_tab("/live", DESKTOP, reader=CountingReader([]), camera=True).page
+    page.fill("#play-players", "Ann Bob")
+    page.fill("#play-dealer", "Bob")
+    page.focus("#play-form button[type=submit]")
+    page.keyboard.press("Enter")
+    expect_focus_on(page, "#go-button")
+    page.focus("#play-stop")
+    page.keyboard.press("Enter")
+    expect_focus_on(page, "#play-form button[type=submit]")
+
+
+def test_a_card_named_on_the_teach_page_keeps_the_focus(camera_browser, teaching_server,  # noqa: F811
+                                                         layout_photos):  # noqa: F811
+    _, server = teaching_server
+    tab = tab_on(camera_browser, server, "/teach", DESKTOP)
+    try:
+        page = tab.page
+        expect_ring_on_photo_button(page, "teach-input", ["teach-input"])  # point 3
+        page.set_input_files("#teach-input", [str(p) for p in layout_photos])
+        expect(page.locator(".layout-photo")).to_have_count(2, timeout=60_000)
+        page.locator(".layout-photo").first.locator(".chip").nth(1).focus()
+        page.keyboard.press("Enter")
+        expect(page.locator(".chip-edit")).to_be_focused()
+        page.keyboard.type("3s")
+        page.keyboard.press("Enter")
+        expect_focus_on(page, '.layout-photo >> nth=0 >> .chip[data-card="3S"]')
+    finally:
+        tab.close()
+
+
+# --- a focus ring on each photo button, and on nothing else (point 3) -----------------------
+
+OUTLINE = "e => getComputedStyle(e).outlineStyle"
+
+
+@pytest.mark.parametrize("path, inputs", [
+    ("/", ["camera-input", "file-input"]), ("/discard", ["photo-input"]),
+])
+def test_a_photo_button_focused_from_the_keyboard_shows_its_ring(open_tab, path, inputs):
+    page = open_tab(path, DESKTOP, reader=StubReader()).page  # a reader: the buttons are on
+    for focused in inputs:
+        expect_ring_on_photo_button(page, focused, inputs)
+
+
+def expect_ring_on_photo_button(page, focused: str, inputs: list[str]) -> None:
+    """The file input ``focused``, tabbed to, rings its label, and none of the others'."""
+    page.focus(f"#{focused}")
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")  # from the keyboard: :focus-visible
+    expect_focus_on(page, f"#{focused}")
+    for label in inputs:
+        ring = page.locator(f'label[for="{label}"]').evaluate(OUTLINE)
+        assert ring == ("solid" if label == focused else "none"), (focused, label, ring)
+
+
+def test_the_game_s_photo_button_shows_its_ring_and_a_text_box_rings_itself_alone(open_tab):
+    page = open_tab("/game", DESKTOP, reader=StubReader()).page
+    page.fill("#players", "Ann Bob")
+    page.click("#new-form button[type=submit]")
+    page.fill("#starter", "5S")
+    page.click("#deal-form button[type=submit]")
+    expect(page.locator("#show-form")).to_be_visible()
+    page.focus("#show-form button[type=submit]")
+    page.keyboard.press("Tab")
+    expect_focus_on(page, "#show-photo")
+    assert page.locator('label[for="show-photo"]').evaluate(OUTLINE) == "solid"
+    page.focus("#show-cards")
+    page.keyboard.press("Tab")  # the claim box: ringed, the Show button after it not
+    expect_focus_on(page, "#show-claim")
+    assert page.locator("#show-claim").evaluate(OUTLINE) == "solid"
+    assert page.locator("#show-form button[type=submit]").evaluate(OUTLINE) == "none"
+
+
+# --- the game's peg box (point 4) -----------------------------------------------------------
+
+
+def test_enter_in_the_peg_box_pegs_the_points_typed(open_tab):
+    page = open_tab("/game", DESKTOP).page
+    page.fill("#players", "Ann Bob")
+    page.click("#new-form button[type=submit]")
+    page.fill("#starter", "5S")
+    page.click("#deal-form button[type=submit]")
+    expect(page.get_by_role("spinbutton", name="Points")).to_be_visible()  # named, not by its placeholder only
+    page.select_option("#peg-player", "Bob")
+    page.fill("#peg-points", "2")
+    page.press("#peg-points", "Enter")
+    expect(page.locator("#sides .score")).to_have_text(["0", "2"])
+    expect(page.locator("#entry-error")).to_be_hidden()
+    expect_focus_on(page, "#peg-points")  # ready for the next peg

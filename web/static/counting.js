@@ -15,6 +15,22 @@ const VERDICT_TITLES = { correct: "Correct", muggins: "Muggins!", overclaim: "Ov
 
 export const $ = (id) => document.getElementById(id);
 
+// Says a result to a screen reader through the page's live region (_base.html). The same
+// words again change nothing, so a result shown again (a camera's every frame) is said once.
+export function announce(text) {
+  if ($("announcer").textContent !== text) $("announcer").textContent = text;
+}
+
+// Redraws a row of buttons with `draw`; when the keyboard's focus was on one of them, it goes
+// to the button now in its place (the last, when the row is shorter), not to the page's top.
+// Whether the focus was in the row.
+export function redrawKeepingFocus(row, draw) {
+  const at = [...row.children].indexOf(document.activeElement);
+  draw();
+  if (at >= 0 && row.children.length) row.children[Math.min(at, row.children.length - 1)].focus();
+  return at >= 0;
+}
+
 // How the reader's problems that the cards on screen can settle begin (cribcam/vision/reader.py,
 // reading.py, report.py).
 const STARTER_UNKNOWN = "could not tell which card is the starter";
@@ -148,10 +164,13 @@ function guessButton(code, index) {
 function renderChips() {
   $("hand-label").textContent = state.crib ? "Crib" : "Hand";
   const hand = $("hand-chips");
-  hand.replaceChildren(...state.hand.map((code, i) => chipButton(code, "hand", i)),
-    ...state.guesses.map(guessButton));
-  if (state.hand.length < 6) hand.append(chipButton(null, "hand", null));
-  $("starter-chips").replaceChildren(chipButton(state.starter, "starter", null));
+  // A chip changed in the picker is the one the picker gives the focus back to, redrawn here.
+  redrawKeepingFocus(hand, () => {
+    hand.replaceChildren(...state.hand.map((code, i) => chipButton(code, "hand", i)),
+      ...state.guesses.map(guessButton));
+    if (state.hand.length < 6) hand.append(chipButton(null, "hand", null));
+  });
+  redrawKeepingFocus($("starter-chips"), () => $("starter-chips").replaceChildren(chipButton(state.starter, "starter", null)));
 }
 
 // ---- the taught deck this browser reads with -----------------------------------------------
@@ -303,8 +322,10 @@ function showCount(data, error, guide) {
   $("count").hidden = hidden;
   renderVerdict(data);
   onCount(hidden ? null : data);
+  const what = data && data.crib ? "Crib" : "Hand";
+  announce(hidden ? "" : `${[verdictTitle(data), `${what} total ${data.total}`, capitalise(data.spoken)]
+    .filter(Boolean).join(". ")}.`);
   if (!data) return;
-  const what = data.crib ? "Crib" : "Hand";
   $("total-label").textContent = `${what} total`;
   $("total").textContent = String(data.total);
   $("spoken").textContent = `“${capitalise(data.spoken)}”`;
@@ -490,6 +511,7 @@ export function adoptReading(data, claimsTypedAtSend = claimEdits) {
         state.starter = t.starter;
         hideStarterChoices();
         handChanged();
+        $("starter-chips").firstChild.focus(); // the choice is gone: the starter chosen, drawn
       });
       return b;
     }));

@@ -2,7 +2,7 @@
 // The server works out every way to lay away (/api/discard) and reads photos (/api/read);
 // this page keeps the cards dealt (typed, tapped or read from a photo), whose crib it is and
 // the game, and shows the options as the server ranks them.
-import { $, capitalise, cardText, miniCards, plural, send } from "./counting.js";
+import { $, announce, capitalise, cardName, cardText, miniCards, plural, redrawKeepingFocus, send } from "./counting.js";
 
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"];
 const SUITS = { C: ["♣", "clubs"], D: ["♦", "diamonds"], H: ["♥", "hearts"], S: ["♠", "spades"] };
@@ -49,7 +49,11 @@ function chip(code) {
 }
 
 function renderCards() {
-  $("dealt-chips").replaceChildren(...deal.cards.map(chip));
+  const row = $("dealt-chips");
+  // A card taken back: the focus goes to the card now in its place, or to the ranks.
+  if (redrawKeepingFocus(row, () => row.replaceChildren(...deal.cards.map(chip))) && !row.children.length) {
+    $("rank-buttons").firstChild.focus();
+  }
   for (const b of $("suit-buttons").children) b.setAttribute("aria-pressed", String(b.dataset.suit === deal.suit));
   const full = deal.cards.length >= MOST_DEALT;
   for (const b of $("rank-buttons").children) b.disabled = full || deal.cards.includes(b.dataset.rank + deal.suit);
@@ -74,9 +78,19 @@ function buildTapButtons() {
     b.addEventListener("click", () => {
       deal.cards.push(r + deal.suit);
       cardsChanged();
+      if (b.disabled) focusAfter(b);
     });
     return b;
   }));
+}
+
+// A rank button disabled by the card it added: the focus goes on to the next rank that can
+// be added, or to the cards when none can (six dealt).
+function focusAfter(button) {
+  const ranks = [...$("rank-buttons").children];
+  const from = ranks.indexOf(button);
+  const next = [...ranks.slice(from + 1), ...ranks.slice(0, from)].find((b) => !b.disabled);
+  (next || $("dealt-chips").lastChild).focus();
 }
 
 function showDealError(text) {
@@ -136,8 +150,12 @@ function numberCell(value) {
 function showAdvice(data) {
   $("advice").hidden = !data;
   $("advice-empty").hidden = Boolean(data);
-  if (!data) return;
+  if (!data) {
+    announce("");
+    return;
+  }
   const best = data.options[0];
+  announce(`Best: lay away the ${best.discard.map(cardName).join(" and the ")}, ${points(best.net)} expected.`);
   const worst = data.options[data.options.length - 1];
   const strong = document.createElement("strong");
   strong.textContent = points(best.net);

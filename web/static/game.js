@@ -2,7 +2,7 @@
 // The server keeps the game (its log of entries, /api/games); this page only draws the state
 // it answers with and sends what the players enter. The game's id is in the address
 // (/game/ID), so a reload, or another device, continues the same game.
-import { $, capitalise, send } from "./counting.js";
+import { $, announce, capitalise, send } from "./counting.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const COLOURS = ["#c0262d", "#0b6bcb", "#1d7a3c"]; // one per side: red, blue, green
@@ -246,11 +246,35 @@ async function load(id) {
   render(data);
 }
 
+// What a screen reader is told after an entry or an undo: what the last entry scored and its
+// notes (muggins), the score, then the end or what comes next.
+function saidAfterEntry(state) {
+  const last = state.log[state.log.length - 1];
+  return [
+    ...(last ? [last.text, ...last.notes] : []),
+    `Score: ${state.sides.map((side) => `${side.name} ${side.score}`).join(", ")}.`,
+    state.over ? `${state.result.said}.` : nextText(state.next),
+  ].join(" ");
+}
+
+// After an entry the form it was made in may be gone (its step is over): the keyboard goes on
+// in the next step's first field, or on Next game at the end, not at the page's top.
+function focusNextStep(state) {
+  const active = document.activeElement;
+  if (active && active !== document.body && !active.closest("[hidden]")) return;
+  const form = [...document.querySelectorAll("[data-step]")].find((f) => !f.hidden);
+  (state.over || !form ? $("next-game-button") : form.querySelector("input, select, button")).focus();
+}
+
 // Sends an entry; the page changes only when the server took it.
 async function enter(entry) {
   const { ok, data } = await postJSON(`/api/games/${game.id}/entries`, entry);
   showError("entry-error", ok ? "" : data.error);
-  if (ok) render(data);
+  if (ok) {
+    render(data);
+    announce(saidAfterEntry(data));
+    focusNextStep(data);
+  }
   return ok;
 }
 
@@ -279,7 +303,11 @@ async function readPhoto(input) {
 async function undo(which) {
   const { ok, data } = await postJSON(`/api/games/${game.id}/undo`, which);
   showError("entry-error", ok ? "" : data.error);
-  if (ok) render(data);
+  if (ok) {
+    render(data);
+    announce(saidAfterEntry(data));
+    focusNextStep(data);
+  }
 }
 
 function showNew() {
@@ -346,6 +374,7 @@ async function loadGames(page) {
 function goTo(state) {
   history.pushState(null, "", `/game/${state.id}`);
   render(state);
+  focusNextStep(state);
 }
 
 function newGamePayload(form) {
@@ -381,9 +410,16 @@ function start() {
     const ok = await enter({ type: "play", turns: $("turns").value });
     clearAfter(ok, $("turns"));
   });
-  $("peg-button").addEventListener("click", async () => {
+  const peg = async () => {
     const ok = await enter({ type: "peg", player: $("peg-player").value, points: $("peg-points").value.trim() });
     clearAfter(ok, $("peg-points"));
+  };
+  $("peg-button").addEventListener("click", peg);
+  // Enter in the points box pegs them: it would submit the form around it, the play's turns.
+  $("peg-points").addEventListener("keydown", (event) => {
+    if (event.key !== "Enter") return;
+    event.preventDefault();
+    peg();
   });
   $("show-form").addEventListener("submit", async (event) => {
     event.preventDefault();

@@ -190,6 +190,7 @@ async function start(event) {
   $("play-form").hidden = true;
   $("play-said").textContent = "";
   showPlay(data.play);
+  $("go-button").focus(); // the form is gone; Go is what the play asks of the keyboard
 }
 
 async function go() {
@@ -208,6 +209,7 @@ async function stop() {
   document.body.classList.remove("playing");
   $("play-board").hidden = true;
   $("play-form").hidden = false;
+  $("play-form").querySelector("button[type=submit]").focus(); // Stop is gone: Start again
 }
 
 // Wires the play's controls to the live page's session (``getSession``/``putSession``), its

@@ -213,9 +213,15 @@ function editName(button, photo, card) {
     }
     render();
   };
+  // Done with the keyboard, the focus goes back to the card's chip, drawn anew, not to the top.
+  const finishHere = (keep) => {
+    finish(keep);
+    const view = $("teach-photos").children[photos.indexOf(photo)];
+    if (view) view.querySelectorAll(".chip")[photo.cards.indexOf(card)].focus();
+  };
   input.addEventListener("keydown", (event) => {
-    if (event.key === "Enter") { event.preventDefault(); finish(true); }
-    if (event.key === "Escape") finish(false);
+    if (event.key === "Enter") { event.preventDefault(); finishHere(true); }
+    if (event.key === "Escape") finishHere(false);
   });
   input.addEventListener("blur", () => finish(true));
   button.replaceWith(input);
