@@ -399,3 +399,57 @@ def test_enter_in_the_peg_box_pegs_the_points_typed(open_tab):
     expect(page.locator("#sides .score")).to_have_text(["0", "2"])
     expect(page.locator("#entry-error")).to_be_hidden()
     expect_focus_on(page, "#peg-points")  # ready for the next peg
+
+
+# --- a guessed card's chip in full contrast (point 5) ---------------------------------------
+
+# The contrast of an element's text on the chip it is in (WCAG's formula), and the opacity it
+# is drawn with (the product of its own and its ancestors').
+CONTRAST_ON_CHIP = """e => {
+  const rgb = (c) => c.match(/\\d+(\\.\\d+)?/g).slice(0, 3).map(Number);
+  const lum = (c) => { const [r, g, b] = rgb(c).map((v) => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const [a, b] = [lum(getComputedStyle(e).color), lum(getComputedStyle(e.closest('.chip')).backgroundColor)];
+  let opacity = 1;
+  for (let n = e; n; n = n.parentElement) opacity *= Number(getComputedStyle(n).opacity);
+  return [(Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05), opacity];
+}"""
+
+
+def test_a_guessed_card_s_chip_has_aa_contrast(open_tab):
+    page = open_tab("/", DESKTOP, reader=StubReader(cards=HAND, starter="5D", guesses=["2H"])).page
+    page.set_input_files("#file-input", str(DATA / "webcam-5-cards.jpg"))
+    guess = page.locator('.chip.guess[data-guess="2H"]')
+    for part in ["rank", "suit", "check-mark"]:
+        contrast, opacity = guess.locator(f".{part}").evaluate(CONTRAST_ON_CHIP)
+        assert contrast >= 4.5 and opacity == 1, (part, contrast, opacity)
+
+
+# --- the option chosen, seen in forced colours (point 6) ------------------------------------
+
+BACKGROUND = "e => getComputedStyle(e).backgroundColor"
+
+
+def expect_chosen_apart(chosen, other) -> None:
+    assert chosen.evaluate(BACKGROUND) != other.evaluate(BACKGROUND)
+
+
+def test_in_forced_colours_the_option_chosen_stands_out(open_tab):
+    tab = open_tab("/", DESKTOP)
+    page = tab.page
+    page.emulate_media(forced_colors="active")
+    expect_chosen_apart(page.locator('label:has(input[value="hand"])'), page.locator('label:has(input[value="crib"])'))
+    expect_chosen_apart(page.locator('label:has(input[value="six-card"])'),
+                        page.locator('label:has(input[value="five-card"])'))
+    page.click('#hand-chips .chip[data-action="add-card"]')
+    page.click('#picker-ranks button[data-rank="7"]')
+    page.click('#picker-suits button[data-suit="S"]')
+    expect_chosen_apart(page.locator('#picker-ranks button[data-rank="7"]'), page.locator('#picker-ranks button[data-rank="8"]'))
+    expect_chosen_apart(page.locator('#picker-suits button[data-suit="S"]'), page.locator('#picker-suits button[data-suit="H"]'))
+    page.goto(tab.url + "/discard")
+    expect(page.locator("body.ready")).to_have_count(1)
+    expect_chosen_apart(page.locator('#suit-buttons button[data-suit="H"]'), page.locator('#suit-buttons button[data-suit="S"]'))
+    expect_chosen_apart(page.locator('label:has(input[value="dealer"])'), page.locator('label:has(input[value="pone"])'))
+    page.goto(tab.url + "/game")
+    expect(page.locator("body.ready")).to_have_count(1)
+    expect_chosen_apart(page.locator('label:has(input[value="121"])'), page.locator('label:has(input[value="61"])'))
