@@ -194,6 +194,15 @@ class TLSFront:
         self._loop.close()
 
     async def _relay(self, client_reader, client_writer) -> None:
+        try:
+            await self._relay_to_backend(client_reader, client_writer)
+        except asyncio.CancelledError:
+            # close() drops the connection. Ended here, as a finished task: Python 3.11's
+            # streams log a cancelled connection task as an unhandled error, a traceback
+            # when the server stops with a phone connected (3.12 does not).
+            client_writer.close()
+
+    async def _relay_to_backend(self, client_reader, client_writer) -> None:
         if self._open >= self.max_connections:
             client_writer.close()
             return

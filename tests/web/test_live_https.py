@@ -125,6 +125,20 @@ def test_connections_over_the_limit_are_closed(certificate, live_server_factory)
         tls.close()
 
 
+def test_closing_with_a_phone_connected_says_nothing(certificate, live_server_factory, caplog):
+    # It printed a CancelledError traceback for each connection still open (issue 46).
+    backend = live_server_factory(create_app({"TESTING": True}))
+    tls = TLSFront(server_context(*certificate), "127.0.0.1", 0, backend.port)
+    phone = trusting(certificate[0]).wrap_socket(socket.create_connection(("127.0.0.1", tls.port)),
+                                                 server_hostname="127.0.0.1")
+    with phone:
+        phone.sendall(b"GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert phone.recv(65536).startswith(b"HTTP/1.1 200")  # kept alive, as a phone's is
+        tls.close()
+        assert phone.recv(65536) == b""  # dropped
+    assert [record.getMessage() for record in caplog.records if record.name == "asyncio"] == []
+
+
 def test_a_taken_port_is_an_os_error(certificate):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
