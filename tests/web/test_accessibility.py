@@ -453,3 +453,43 @@ def test_in_forced_colours_the_option_chosen_stands_out(open_tab):
     page.goto(tab.url + "/game")
     expect(page.locator("body.ready")).to_have_count(1)
     expect_chosen_apart(page.locator('label:has(input[value="121"])'), page.locator('label:has(input[value="61"])'))
+
+
+# --- cards read by their names (point 7) ----------------------------------------------------
+
+
+def test_the_cards_of_a_count_and_of_the_advice_are_read_by_their_names(open_tab):
+    tab = open_tab("/", DESKTOP)
+    page = tab.page
+    page.fill("#typed-cards", "5H 5C 5S JD 5D")
+    page.click("#type-form button[type=submit]")
+    expect(page.locator("#items").get_by_role("img", name="jack of diamonds")).not_to_have_count(0)
+    page.goto(tab.url + "/discard")
+    expect(page.locator("body.ready")).to_have_count(1)
+    page.fill("#typed-cards", "5h 5c 6d jd qs ks")
+    page.click("#type-form button[type=submit]")
+    expect(page.locator("#options tr").first.get_by_role("img", name="king of spades")).not_to_have_count(0)
+
+
+# --- the live play: its turn said once, its G key turned off at will (point 8) ---------------
+
+
+def test_the_play_s_turn_is_said_once_and_its_g_key_can_be_turned_off(open_tab):
+    reader = CountingReader([])
+    page = open_tab("/live", DESKTOP, reader=reader, camera=True).page
+    page.fill("#play-players", "Ann Bob")
+    page.fill("#play-dealer", "Bob")
+    page.click("#play-form button[type=submit]")
+    expect(page.locator("#play-turn")).to_have_text("Ann to play")
+    page.evaluate("""() => { window.__turns = 0;
+      new MutationObserver(() => window.__turns++).observe(document.getElementById('play-turn'),
+        {childList: true, characterData: true, subtree: true}); }""")
+    wait_for_frames(page, reader, 5)
+    assert page.evaluate("window.__turns") == 0  # the same turn, frame after frame: not said again
+    goes = []
+    page.on("request", lambda r: goes.append(r) if r.url.endswith("/api/live/play/go") else None)
+    page.uncheck("#go-key")
+    page.locator("body").press("g")
+    page.click("#go-button")  # a request after the key's, had it sent one
+    expect(page.locator("#play-said")).to_contain_text("cannot say go")
+    assert len(goes) == 1

@@ -15,11 +15,14 @@ const VERDICT_TITLES = { correct: "Correct", muggins: "Muggins!", overclaim: "Ov
 
 export const $ = (id) => document.getElementById(id);
 
-// Says a result to a screen reader through the page's live region (_base.html). The same
-// words again change nothing, so a result shown again (a camera's every frame) is said once.
-export function announce(text) {
-  if ($("announcer").textContent !== text) $("announcer").textContent = text;
+// Writes `text` into a live region only when it is new: the same words written again may be
+// said again, and a camera's every frame would repeat them.
+export function sayIn(element, text) {
+  if (element.textContent !== text) element.textContent = text;
 }
+
+// Says a result to a screen reader through the page's live region (_base.html).
+export const announce = (text) => sayIn($("announcer"), text);
 
 // Redraws a row of buttons with `draw`; when the keyboard's focus was on one of them, it goes
 // to the button now in its place (the last, when the row is shorter), not to the page's top.

@@ -4,7 +4,7 @@
 // still, as the card of the player whose turn it is, and answers where the play stands. This
 // module shows it large (the count, the cards of this count, whose turn, the scores, each peg),
 // speaks each announcement when sound is on, and sends a go (the Go button, or the G key).
-import { $, capitalise, cardText, send, speak } from "./counting.js";
+import { $, capitalise, cardText, sayIn, send, speak } from "./counting.js";
 
 let session = () => null; // the live page's session id, and how to set it
 let setSession = () => {};
@@ -26,7 +26,7 @@ const postJSON = (url, payload) => send(url, {
 export function showPlay(play) {
   if (!playing || !play) return;
   $("play-count").textContent = String(play.count);
-  $("play-turn").textContent = play.over ? "The play is over." : `${play.turn} to play`;
+  sayIn($("play-turn"), play.over ? "The play is over." : `${play.turn} to play`);
   const unsure = new Set(play.events.filter((e) => e.unsure).map((e) => e.card));
   // Drawn anew only when it changed: a card redrawn with every frame's answer slips from
   // under the finger that taps it.
@@ -226,9 +226,10 @@ export function startPlayControls({ getSession, putSession, getVariant, putFrame
 }
 
 // G says go; not with Ctrl, Cmd or Alt (Ctrl+G and Cmd+G are the browser's find-next), not
-// the repeats of a G held down (each would be the next player's go), not while typing.
+// the repeats of a G held down (each would be the next player's go), not while typing, not once
+// the player has turned the key off.
 function goKey(event) {
-  if (event.key !== "g" && event.key !== "G") return;
+  if ((event.key !== "g" && event.key !== "G") || !$("go-key").checked) return;
   if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
   const target = event.target;
   const typing = target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement
