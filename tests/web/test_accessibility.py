@@ -493,3 +493,39 @@ def test_the_play_s_turn_is_said_once_and_its_g_key_can_be_turned_off(open_tab):
     page.click("#go-button")  # a request after the key's, had it sent one
     expect(page.locator("#play-said")).to_contain_text("cannot say go")
     assert len(goes) == 1
+
+
+# --- text spacing on a phone, and 320 px (point 10) ------------------------------------------
+
+# WCAG 1.4.12's text spacing, as a reader's style sheet sets it.
+TEXT_SPACING = ("* { line-height: 1.5 !important; letter-spacing: 0.12em !important; "
+                "word-spacing: 0.16em !important; } p { margin-bottom: 2em !important; }")
+
+
+def test_with_wide_text_spacing_a_phone_s_chips_hold_their_cards(open_tab):
+    page = open_tab("/", PHONE).page
+    page.add_style_tag(content=TEXT_SPACING)
+    page.fill("#typed-cards", "5H 5C 5S JD 5D")
+    page.click("#type-form button[type=submit]")
+    expect(page.locator("#total")).to_have_text("29")
+    for chip in page.locator(".chip[data-card]").all():
+        box = chip.bounding_box()
+        for part in [chip.locator(".rank"), chip.locator(".suit")]:
+            inner = part.bounding_box()
+            assert box["y"] <= inner["y"] and inner["y"] + inner["height"] <= box["y"] + box["height"], \
+                (chip.get_attribute("data-card"), box, inner)
+
+
+def test_at_320_px_the_game_page_scrolls_no_way_but_down(open_tab):
+    page = open_tab("/game", {"width": 320, "height": 800}).page
+    page.fill("#players", "Ann Bob")
+    page.click("#new-form button[type=submit]")
+    page.click("#irregularity summary")
+    expect(page.locator("#irregularity-kind")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") == 0
+    # Nor out of its panel (at the page's edge, it pushed a phone's page sideways).
+    overflow = page.locator("#irregularity-kind").evaluate("""select => {
+      const panel = select.closest('.panel');
+      const inside = panel.getBoundingClientRect().right - parseFloat(getComputedStyle(panel).paddingRight);
+      return select.getBoundingClientRect().right - inside; }""")
+    assert overflow <= 0
