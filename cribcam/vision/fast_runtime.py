@@ -10,7 +10,7 @@ turned off (``CRIBCAM_RUNTIME=onnxruntime``), the finder runs as before.
 from __future__ import annotations
 
 import os
-import threading
+import queue
 from pathlib import Path
 
 import numpy as np
@@ -19,19 +19,27 @@ RUNTIME_VARIABLE = "CRIBCAM_RUNTIME"  # "onnxruntime" keeps every model there
 
 
 class OpenVinoForward:
-    """A compiled model called like ``forward(blob) -> first output``, safe across threads
-    (each thread gets its own inference request: a server reads several photos at once)."""
+    """A compiled model called like ``forward(blob) -> first output``, safe across threads.
+
+    Each pass takes an inference request of its own, from those made before and idle, or a
+    new one: as many are made as passes ever ran at once (a server's reads at once), not one
+    for each of its request threads, each holding its buffers for good.
+    """
 
     def __init__(self, compiled):
         self.compiled = compiled
-        self.local = threading.local()
+        self.idle: queue.SimpleQueue = queue.SimpleQueue()
         self.precision = compiled.get_property("INFERENCE_PRECISION_HINT").to_string()  # "bf16", "f32"
 
     def __call__(self, blob: np.ndarray) -> np.ndarray:
-        request = getattr(self.local, "request", None)
-        if request is None:
-            request = self.local.request = self.compiled.create_infer_request()
-        return request.infer({0: blob})[0]
+        try:
+            request = self.idle.get_nowait()
+        except queue.Empty:
+            request = self.compiled.create_infer_request()
+        try:
+            return request.infer({0: blob})[0]  # a copy: the request's own buffers are used again
+        finally:
+            self.idle.put(request)
 
 
 def openvino_forward(path: Path, threads: int = 0) -> OpenVinoForward | None:

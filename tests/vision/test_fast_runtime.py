@@ -72,3 +72,15 @@ def test_threads_reading_at_once_each_get_their_own_answer(shipped_models):
         thread.join()
     for one, other in zip(alone, together):
         np.testing.assert_array_equal(one, other)
+
+
+def test_inference_requests_are_made_for_passes_at_once_not_for_every_thread(shipped_models):
+    # A server's eight request threads each kept a request of their own, its buffers for good.
+    pytest.importorskip("openvino", reason="the fast path needs the fast extra: pip install -e '.[fast]'")
+    forward = openvino_forward(shipped_models / "finder.onnx")
+    blob = letterbox(np.zeros((480, 640, 3), np.uint8), 640, 32)[0]
+    for _ in range(8):  # eight threads, one after another
+        thread = threading.Thread(target=forward, args=(blob,))
+        thread.start()
+        thread.join()
+    assert forward.idle.qsize() == 1
