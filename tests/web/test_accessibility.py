@@ -336,6 +336,11 @@ def test_a_card_named_on_the_teach_page_keeps_the_focus(camera_browser, teaching
         page.keyboard.type("3s")
         page.keyboard.press("Enter")
         expect_focus_on(page, '.layout-photo >> nth=0 >> .chip[data-card="3S"]')
+        view = page.locator(".layout-view").first  # point 11: enlarged from the keyboard too
+        view.focus()
+        page.keyboard.press("Enter")
+        expect(view).to_have_class(re.compile(r"\bbig\b"))
+        expect(view).to_have_attribute("aria-pressed", "true")
     finally:
         tab.close()
 
@@ -529,3 +534,40 @@ def test_at_320_px_the_game_page_scrolls_no_way_but_down(open_tab):
       const inside = panel.getBoundingClientRect().right - parseFloat(getComputedStyle(panel).paddingRight);
       return select.getBoundingClientRect().right - inside; }""")
     assert overflow <= 0
+
+
+# --- hints, errors, groups and names (point 11) ---------------------------------------------
+
+
+def test_a_typing_mistake_is_tied_to_its_box_and_the_cards_are_in_named_groups(open_tab):
+    page = open_tab("/", DESKTOP).page
+    box = page.locator("#typed-cards")
+    expect(box).to_have_attribute("aria-describedby", "typed-hint")
+    page.fill("#typed-cards", "5H 5C ZZ")
+    page.click("#type-form button[type=submit]")
+    expect(page.locator("#type-error")).to_be_visible()
+    expect(box).to_have_attribute("aria-invalid", "true")
+    expect(box).to_have_attribute("aria-describedby", "typed-hint type-error")
+    page.fill("#typed-cards", "5H 5C 5S JD 5D")
+    page.click("#type-form button[type=submit]")
+    expect(page.locator("#total")).to_have_text("29")
+    expect(box).not_to_have_attribute("aria-invalid", "true")
+    expect(box).to_have_attribute("aria-describedby", "typed-hint")
+    expect(page.get_by_role("group", name="Hand").get_by_role("button")).to_have_count(5)  # four and "+"
+    expect(page.get_by_role("group", name="Starter").get_by_role("button")).to_have_count(1)
+    page.click('#hand-chips .chip[data-card="JD"]')
+    expect_focus_on(page, '#picker-ranks button[data-rank="J"]')  # the card's rank, not the ace
+
+
+def test_a_game_s_undo_buttons_say_what_they_undo_and_a_phone_s_games_table_keeps_its_head(open_tab):
+    tab = open_tab("/game", DESKTOP)
+    page = tab.page
+    page.fill("#players", "Ann Bob")
+    page.click("#new-form button[type=submit]")
+    page.fill("#starter", "5S")
+    page.click("#deal-form button[type=submit]")
+    expect(page.get_by_role("button", name=re.compile(r"^Undo entry 1: Deal 1: Ann deals"))).to_have_count(1)
+    page.set_viewport_size(PHONE)
+    page.goto(tab.url + "/game")
+    expect(page.locator("#games tbody tr")).to_have_count(1)
+    expect(page.locator("#games").get_by_role("columnheader")).to_have_count(4)

@@ -133,9 +133,9 @@ def test_a_crib_read_from_a_photo(open_game, tmp_path):
     page.goto(f"{tab.url}/game/{game_id}")
     expect(page.locator("body.ready")).to_have_count(1)  # the game is loaded from the server
     assert scores(page) == ["31", "7"]
-    page.click('#log button[aria-label="Undo entry 2"]')  # the irregularity was a mistake
+    page.click('#log button[aria-label^="Undo entry 2:"]')  # the irregularity was a mistake
     expect(page.locator("#sides .score").first).to_have_text("29")
-    page.click('#log button[aria-label="Undo entry 1"]')  # the deal: the shows need it
+    page.click('#log button[aria-label^="Undo entry 1:"]')  # the deal: the shows need it
     expect(page.locator("#entry-error")).to_contain_text("Entry 1 cannot be undone on its own")
     expect(page.locator("#log li")).to_have_count(3)
     expect(page.locator("#next")).to_contain_text("Ann's crib")

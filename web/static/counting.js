@@ -24,6 +24,18 @@ export function sayIn(element, text) {
 // Says a result to a screen reader through the page's live region (_base.html).
 export const announce = (text) => sayIn($("announcer"), text);
 
+// Shows what is wrong with a field in the box under it, tied to the field (its description,
+// after its hint) and the field marked invalid; "" clears them.
+export function fieldError(field, box, text) {
+  box.textContent = text;
+  box.hidden = !text;
+  const described = (field.getAttribute("aria-describedby") || "").split(" ").filter((id) => id && id !== box.id);
+  if (text) described.push(box.id);
+  field.setAttribute("aria-describedby", described.join(" "));
+  if (text) field.setAttribute("aria-invalid", "true");
+  else field.removeAttribute("aria-invalid");
+}
+
 // Redraws a row of buttons with `draw`; when the keyboard's focus was on one of them, it goes
 // to the button now in its place (the last, when the row is shorter), not to the page's top.
 // Whether the focus was in the row.
@@ -572,6 +584,9 @@ function openPicker(where, index) {
   $("picker-remove").hidden = !code;
   updatePicker();
   $("picker").showModal();
+  // On the card's own rank, not on the ace: the rank is what is most often changed.
+  const rank = $("picker-ranks").querySelector('[aria-pressed="true"]');
+  if (rank) rank.focus();
 }
 
 function pickerChosen(event) {
@@ -674,17 +689,16 @@ export function startCounting({ onClear, noModelNote, onNoModel = () => {}, onCo
 
   $("clear-button").addEventListener("click", () => {
     $("typed-cards").value = "";
-    $("type-error").hidden = true;
+    fieldError($("typed-cards"), $("type-error"), "");
     clearHand();
   });
 
   $("type-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const tokens = $("typed-cards").value.split(/[\s,]+/).filter(Boolean);
-    const error = $("type-error");
+    const typeError = (text) => fieldError($("typed-cards"), $("type-error"), text);
     if (!tokens.length) {
-      error.textContent = "Type the hand's cards and then the starter, like 5H 5C 5S JD 5D.";
-      error.hidden = false;
+      typeError("Type the hand's cards and then the starter, like 5H 5C 5S JD 5D.");
       return;
     }
     // The server parses and checks the cards; the last one typed is the starter.
@@ -694,13 +708,12 @@ export function startCounting({ onClear, noModelNote, onNoModel = () => {}, onCo
     const claimsTypedAtSend = claimEdits;
     const { ok, data } = await postJSON("/api/count", payload);
     if (!ok) {
-      error.textContent = capitalise(data.error);
-      error.hidden = false;
+      typeError(capitalise(data.error));
       // The hand on screen is not what was typed: it goes, the typed line stays to be fixed.
       clearHand();
       return;
     }
-    error.hidden = true;
+    typeError("");
     forgetReading();
     hideStarterChoices();
     onClear();

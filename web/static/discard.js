@@ -2,7 +2,9 @@
 // The server works out every way to lay away (/api/discard) and reads photos (/api/read);
 // this page keeps the cards dealt (typed, tapped or read from a photo), whose crib it is and
 // the game, and shows the options as the server ranks them.
-import { $, announce, capitalise, cardName, cardText, miniCards, plural, redrawKeepingFocus, send } from "./counting.js";
+import {
+  $, announce, capitalise, cardName, cardText, fieldError, miniCards, plural, redrawKeepingFocus, send,
+} from "./counting.js";
 
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"];
 const SUITS = { C: ["♣", "clubs"], D: ["♦", "diamonds"], H: ["♥", "hearts"], S: ["♠", "spades"] };
@@ -94,8 +96,7 @@ function focusAfter(button) {
 }
 
 function showDealError(text) {
-  $("deal-error").textContent = text ? capitalise(text) : "";
-  $("deal-error").hidden = !text;
+  fieldError($("typed-cards"), $("deal-error"), text ? capitalise(text) : "");
 }
 
 // The cards, whose crib or the game changed: ask the server again once a deal is complete.

@@ -2,7 +2,7 @@
 // The server keeps the game (its log of entries, /api/games); this page only draws the state
 // it answers with and sends what the players enter. The game's id is in the address
 // (/game/ID), so a reload, or another device, continues the same game.
-import { $, announce, capitalise, send } from "./counting.js";
+import { $, announce, capitalise, fieldError, send } from "./counting.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const COLOURS = ["#c0262d", "#0b6bcb", "#1d7a3c"]; // one per side: red, blue, green
@@ -183,7 +183,7 @@ function render(state) {
     undo.className = "button quiet undo-entry";
     undo.dataset.entry = i + 1;
     undo.textContent = "Undo";
-    undo.setAttribute("aria-label", `Undo entry ${i + 1}`);
+    undo.setAttribute("aria-label", `Undo entry ${i + 1}: ${line.text}`); // what it undoes, not its number alone
     li.append(undo);
     if (line.scored.length) li.append(listDetail(line.scored.map((c) => credited(c, "+")).join("; "), "scored"));
     for (const note of line.notes) li.append(listDetail(note, "note-line"));
@@ -397,7 +397,7 @@ function start() {
   $("new-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const { ok, data } = await postJSON("/api/games", newGamePayload(event.target));
-    showError("new-error", ok ? "" : data.error);
+    fieldError($("players"), $("new-error"), ok ? "" : capitalise(data.error));
     if (ok) goTo(data);
   });
   $("deal-form").addEventListener("submit", async (event) => {

@@ -146,7 +146,17 @@ function photoView(photo) {
   });
   view.append(img, svg);
   view.title = "Tap to see the photo larger (or smaller again)";
-  view.addEventListener("click", () => view.classList.toggle("big"));
+  // A button for the keyboard too (Enter, Space), pressed while the photo is large.
+  view.tabIndex = 0;
+  view.setAttribute("role", "button");
+  view.setAttribute("aria-pressed", "false");
+  const enlarge = () => view.setAttribute("aria-pressed", String(view.classList.toggle("big")));
+  view.addEventListener("click", enlarge);
+  view.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" && event.key !== " ") return;
+    event.preventDefault();
+    enlarge();
+  });
 
   const chips = document.createElement("div");
   chips.className = "chips";
