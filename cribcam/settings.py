@@ -11,6 +11,31 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+# --- the user's settings: environment variables ---------------------------------------------
+
+DATA_ENV = "CRIBCAM_DATA"  # the data folder (tests, several players on one account)
+DB_ENV = "CRIBCAM_DB"  # the games' database URL (`--db` overrides it)
+RUNTIME_ENV = "CRIBCAM_RUNTIME"  # "onnxruntime" keeps the finder there, not in OpenVINO
+
+
+def data_dir() -> Path:
+    """The user's cribcam data folder: taught decks, the games, the server's key and
+    certificate. ``$CRIBCAM_DATA``, else the XDG data folder."""
+    if os.environ.get(DATA_ENV):
+        return Path(os.environ[DATA_ENV])
+    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "cribcam"
+
+
+def database_url() -> str:
+    """The games' database: ``$CRIBCAM_DB``, else the SQLite file in the data folder."""
+    return os.environ.get(DB_ENV) or f"sqlite:///{data_dir() / 'games.sqlite3'}"
+
+
+def openvino_allowed() -> bool:
+    """Whether the finder may run in OpenVINO where the ``fast`` extra installs it."""
+    return os.environ.get(RUNTIME_ENV, "").lower() != "onnxruntime"
+
+
 # Request threads of `cribcam serve` (waitress). More than the photos read at once
 # (``CONCURRENT_READS`` in cribcam.web's defaults), so typed counts never wait behind photos.
 DEFAULT_THREADS = 8

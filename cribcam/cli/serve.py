@@ -140,7 +140,7 @@ def _door_key() -> str:
     """The key a server listening beyond this machine asks for before a change: kept in the
     data folder, the same at every start (a browser that gave it once goes on), made the
     first time."""
-    from cribcam.vision.decks import data_dir
+    from cribcam.settings import data_dir
 
     path = data_dir() / "door-key"
     try:
@@ -174,7 +174,7 @@ def _tls_front(host: str, port: int, backend_port: int):
     time), its URL, and lines for the user: the certificate's fingerprint and where a phone
     can open the live page."""
     from cribcam.live import https
-    from cribcam.vision.decks import data_dir
+    from cribcam.settings import data_dir
 
     names = https.local_names(host)
     folder = data_dir() / "https"

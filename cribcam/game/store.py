@@ -9,14 +9,13 @@ another server is read and replayed again, one unchanged is not. (Edit a databas
 only with its servers stopped, or bump the game's version with it.)
 
 The database is ``--db URL``, else the ``CRIBCAM_DB`` environment variable, else the file
-``games.sqlite3`` in the user's data folder (``vision.decks.data_dir``: ``$CRIBCAM_DATA``, else
+``games.sqlite3`` in the user's data folder (``settings.data_dir``: ``$CRIBCAM_DATA``, else
 ``$XDG_DATA_HOME/cribcam``, by default ``~/.local/share/cribcam``), beside the taught decks. PostgreSQL: ``postgresql://user@host/dbname`` (needs
 ``pip install 'cribcam[postgres]'``).
 """
 
 from __future__ import annotations
 
-import os
 import secrets
 import threading
 from collections import OrderedDict
@@ -31,9 +30,8 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError
 
 from cribcam.game import Game, GameError, Setup, replay, tally
 from cribcam.game import undo as undo_entry
-from cribcam.vision.decks import data_dir
+from cribcam.settings import database_url
 
-DB_ENV = "CRIBCAM_DB"
 REPLAYED_KEPT = 64  # games kept replayed in memory, the last used first (GameStore._replayed)
 # An execution option that marks a transaction that writes (see _sqlite_transactions).
 WRITES = "cribcam_writes"
@@ -116,15 +114,9 @@ class GameConflict(GameError):
     """The game changed while an entry was being added (another player's entry came first)."""
 
 
-def default_url() -> str:
-    """``CRIBCAM_DB``, else the SQLite file in the user's data folder."""
-    if os.environ.get(DB_ENV):
-        return os.environ[DB_ENV]
-    return f"sqlite:///{data_dir() / 'games.sqlite3'}"
-
 
 def connect(url: str | None = None, create: bool = True) -> Engine:
-    """An engine on ``url`` (``default_url()`` when None) with the schema brought up to date.
+    """An engine on ``url`` (``settings.database_url()`` when None) with the schema brought up to date.
 
     Args:
         create: make the SQLite file, and its folder, when they are not there yet (a new
@@ -134,7 +126,7 @@ def connect(url: str | None = None, create: bool = True) -> Engine:
     Raises:
         StoreError: the database cannot be used (``NoDatabase``: there is none to open).
     """
-    url = url or default_url()
+    url = url or database_url()
     try:
         parsed = make_url(url)
     except ArgumentError:
@@ -228,7 +220,7 @@ class GameStore:
     """Saved games: create one, add an entry, undo, read the state, export, list them.
 
     Args:
-        url: a database URL; None for ``default_url()``.
+        url: a database URL; None for ``settings.database_url()``.
     """
 
     def __init__(self, url: str | None = None, create: bool = True):

@@ -19,20 +19,19 @@ A folder without ``heads.npz`` is not a deck (a teaching cut short leaves none);
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from cribcam.scoring.cards import RANK_NAMES, RANK_TEXTS, RANKS
+from cribcam.settings import data_dir
 from cribcam.vision.models import CLASSIFIER_FILE
 
 # How the photos of a deck lie for teaching without typing (`cribcam teach --order suits-in-rows`).
 LAYOUT = ("one suit per photo, clubs, diamonds, hearts, spades (or the suits named); in each "
           "photo the thirteen cards face up and apart, ace to king in reading order: rows top "
           "to bottom, each row left to right, rows across the photo")
-DATA_ENV = "CRIBCAM_DATA"  # overrides the data folder (tests, several players on one account)
 HEADS_FILE = "heads.npz"
 RECORD_FILE = "deck.json"
 PHOTOS_DIR = "photos"
@@ -77,13 +76,6 @@ def lettering(record: dict) -> str:
     if not own:
         return "its indices read as most decks' do (A 2 3 4 5 6 7 8 9 10 J Q K)"
     return "its indices read " + ", ".join(own) + ": so read on every suit"
-
-
-def data_dir() -> Path:
-    """The user's cribcam data folder (``CRIBCAM_DATA``, else the XDG data folder)."""
-    if os.environ.get(DATA_ENV):
-        return Path(os.environ[DATA_ENV])
-    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "cribcam"
 
 
 def decks_dir() -> Path:

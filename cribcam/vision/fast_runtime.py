@@ -9,13 +9,13 @@ turned off (``CRIBCAM_RUNTIME=onnxruntime``), the finder runs as before.
 
 from __future__ import annotations
 
-import os
 import queue
 from pathlib import Path
 
 import numpy as np
 
-RUNTIME_VARIABLE = "CRIBCAM_RUNTIME"  # "onnxruntime" keeps every model there
+from cribcam.settings import openvino_allowed
+
 
 
 class OpenVinoForward:
@@ -45,7 +45,7 @@ class OpenVinoForward:
 def openvino_forward(path: Path, threads: int = 0) -> OpenVinoForward | None:
     """The model at ``path`` compiled by OpenVINO for the CPU, for the lowest latency, or None
     where OpenVINO is not to be used (see the module)."""
-    if os.environ.get(RUNTIME_VARIABLE, "").lower() == "onnxruntime":
+    if not openvino_allowed():
         return None
     try:
         import openvino

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from cribcam.vision.decks import DATA_ENV
+from cribcam.settings import DATA_ENV
 
 PHOTO = "tests/data/photos/webcam-5-cards.jpg"
 

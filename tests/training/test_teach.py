@@ -13,7 +13,8 @@ import pytest
 from cribcam.scoring.cards import CARD_CODES
 from cribcam.training import layout, rehearsal, teach
 from cribcam.training.heads import fit_softmax
-from cribcam.vision.decks import DATA_ENV, DeckError, list_decks
+from cribcam.settings import DATA_ENV
+from cribcam.vision.decks import DeckError, list_decks
 
 QUICK = teach.Settings(copies=4, steps=150)  # fewer crops: a test's lesson
 

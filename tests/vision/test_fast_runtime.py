@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from cribcam.vision import CardReader
-from cribcam.vision.fast_runtime import RUNTIME_VARIABLE, openvino_forward
+from cribcam.settings import RUNTIME_ENV
+from cribcam.vision.fast_runtime import openvino_forward
 from cribcam.vision.finder import letterbox
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,7 +26,7 @@ def _photos():
 
 
 def test_turned_off_the_finder_runs_in_onnxruntime(shipped_models, monkeypatch):
-    monkeypatch.setenv(RUNTIME_VARIABLE, "onnxruntime")
+    monkeypatch.setenv(RUNTIME_ENV, "onnxruntime")
     assert openvino_forward(shipped_models / "finder.onnx") is None
     assert CardReader(shipped_models).finder.runtime == "onnxruntime"
 
@@ -39,7 +40,7 @@ def test_the_fast_path_and_the_fallback_read_the_bundled_photos_alike(shipped_mo
     "Speed"). Identical readings are what float32 gives; bfloat16 is held to this."""
     pytest.importorskip("openvino", reason="the fast path needs the fast extra: pip install -e '.[fast]'")
     fast = CardReader(shipped_models)
-    monkeypatch.setenv(RUNTIME_VARIABLE, "onnxruntime")
+    monkeypatch.setenv(RUNTIME_ENV, "onnxruntime")
     fallback = CardReader(shipped_models)
     assert fast.finder.runtime.startswith("openvino") and fallback.finder.runtime == "onnxruntime"
     differing, right = [], {"fast": 0, "fallback": 0}

@@ -4,8 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from cribcam.vision.decks import (DATA_ENV, DeckError, check_name, data_dir, deck_classifier, deck_folder,
-                                  find_deck, lettering, list_decks, remove_deck)
+from cribcam.settings import DATA_ENV
+from cribcam.vision.decks import (DeckError, check_name, deck_classifier, deck_folder, find_deck, lettering,
+                                  list_decks, remove_deck)
 
 
 @pytest.fixture
@@ -23,20 +24,9 @@ def _fake_deck(name: str, cards: int = 52) -> Path:
     return folder
 
 
-def test_the_data_folder_is_the_xdg_one_unless_cribcam_data_is_set(tmp_path, monkeypatch):
-    monkeypatch.delenv(DATA_ENV, raising=False)
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-    assert data_dir() == tmp_path / "xdg" / "cribcam"
+def test_decks_are_kept_in_the_data_folder(tmp_path, monkeypatch):
     monkeypatch.setenv(DATA_ENV, str(tmp_path / "mine"))
     assert deck_folder("kitchen") == tmp_path / "mine" / "decks" / "kitchen"
-
-
-def test_the_data_folder_is_never_the_repository(monkeypatch):
-    monkeypatch.delenv(DATA_ENV, raising=False)
-    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
-    repository = Path(__file__).resolve().parents[2]
-    assert data_dir() == Path.home() / ".local" / "share" / "cribcam"
-    assert repository not in data_dir().parents
 
 
 @pytest.mark.parametrize("name", ["../evil", "a/b", "a\\b", ".hidden", "..", "", "two words", "x" * 41, "café"])

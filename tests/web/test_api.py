@@ -16,7 +16,7 @@ import pytest
 
 from cribcam.scoring import score_hand
 from cribcam.scoring.report import count_report
-from cribcam.vision.decks import DATA_ENV
+from cribcam.settings import DATA_ENV
 from cribcam.vision.models import MODELS_DIR, ModelMissingError, model_files
 from cribcam.vision.reading import Reading
 from cribcam.vision.report import reading_report

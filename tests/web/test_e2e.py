@@ -545,7 +545,7 @@ def test_an_unknown_address_has_the_apps_page_with_the_way_home(open_page):
 
 
 def test_a_deck_chosen_then_removed_goes_back_to_the_bundled_model(open_page, tmp_path, monkeypatch):
-    from cribcam.vision.decks import DATA_ENV
+    from cribcam.settings import DATA_ENV
 
     monkeypatch.setenv(DATA_ENV, str(tmp_path / "no-decks"))  # no deck is taught any more
     tab = open_page()

@@ -167,7 +167,7 @@ def test_without_a_model_frames_answer_503_and_open_no_session(app, client):
 
 
 def test_a_deck_not_taught_answers_404_and_opens_no_session(reader, tmp_path, monkeypatch):
-    from cribcam.vision.decks import DATA_ENV
+    from cribcam.settings import DATA_ENV
 
     monkeypatch.setenv(DATA_ENV, str(tmp_path))  # no decks taught here
     app = create_app({"TESTING": True}, reader=reader)

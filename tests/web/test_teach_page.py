@@ -12,7 +12,8 @@ import cv2
 import pytest
 
 from cribcam.training.teach import reads_better
-from cribcam.vision.decks import DATA_ENV, list_decks
+from cribcam.settings import DATA_ENV
+from cribcam.vision.decks import list_decks
 from cribcam.web import create_app, reader_slot, teach
 
 from browsing import DESKTOP, PHONE, Page, expect
