@@ -408,16 +408,22 @@ def test_enter_in_the_peg_box_pegs_the_points_typed(open_tab):
 
 # --- a guessed card's chip in full contrast (point 5) ---------------------------------------
 
-# The contrast of an element's text on the chip it is in (WCAG's formula), and the opacity it
-# is drawn with (the product of its own and its ancestors').
-CONTRAST_ON_CHIP = """e => {
-  const rgb = (c) => c.match(/\\d+(\\.\\d+)?/g).slice(0, 3).map(Number);
-  const lum = (c) => { const [r, g, b] = rgb(c).map((v) => { v /= 255;
-    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
-  const [a, b] = [lum(getComputedStyle(e).color), lum(getComputedStyle(e.closest('.chip')).backgroundColor)];
+def contrast(colour: str, other: str) -> float:
+    """WCAG's contrast ratio of two computed colours ("rgb(29, 35, 39)")."""
+    def luminance(css: str) -> float:
+        channels = [float(v) / 255 for v in re.findall(r"[\d.]+", css)[:3]]
+        r, g, b = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in channels]
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    light, dark = sorted([luminance(colour), luminance(other)], reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+# An element's colour, its chip's background, and the opacity it is drawn with (the product
+# of its own and its ancestors').
+ON_CHIP = """e => {
   let opacity = 1;
   for (let n = e; n; n = n.parentElement) opacity *= Number(getComputedStyle(n).opacity);
-  return [(Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05), opacity];
+  return [getComputedStyle(e).color, getComputedStyle(e.closest('.chip')).backgroundColor, opacity];
 }"""
 
 
@@ -426,8 +432,8 @@ def test_a_guessed_card_s_chip_has_aa_contrast(open_tab):
     page.set_input_files("#file-input", str(DATA / "webcam-5-cards.jpg"))
     guess = page.locator('.chip.guess[data-guess="2H"]')
     for part in ["rank", "suit", "check-mark"]:
-        contrast, opacity = guess.locator(f".{part}").evaluate(CONTRAST_ON_CHIP)
-        assert contrast >= 4.5 and opacity == 1, (part, contrast, opacity)
+        colour, background, opacity = guess.locator(f".{part}").evaluate(ON_CHIP)
+        assert contrast(colour, background) >= 4.5 and opacity == 1, (part, colour, background, opacity)
 
 
 # --- the option chosen, seen in forced colours (point 6) ------------------------------------
@@ -571,3 +577,38 @@ def test_a_game_s_undo_buttons_say_what_they_undo_and_a_phone_s_games_table_keep
     page.goto(tab.url + "/game")
     expect(page.locator("#games tbody tr")).to_have_count(1)
     expect(page.locator("#games").get_by_role("columnheader")).to_have_count(4)
+
+
+def test_the_picker_s_ranks_and_suits_are_a_tab_stop_each_and_arrows_move_in_them(open_tab):
+    page = open_tab("/", DESKTOP).page
+    page.fill("#typed-cards", "5H 5C 5S JD 5D")
+    page.click("#type-form button[type=submit]")
+    page.focus('#hand-chips .chip[data-card="JD"]')
+    page.keyboard.press("Enter")
+    expect_focus_on(page, '#picker-ranks button[data-rank="J"]')
+    page.keyboard.press("ArrowRight")
+    expect_focus_on(page, '#picker-ranks button[data-rank="Q"]')
+    page.keyboard.press("Enter")  # chosen: the queen
+    page.keyboard.press("Tab")  # the suits, on the one chosen
+    expect_focus_on(page, '#picker-suits button[data-suit="D"]')
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("Space")  # clubs
+    page.keyboard.press("Tab")
+    expect_focus_on(page, "#picker-starter")
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Shift+Tab")
+    expect_focus_on(page, '#picker-ranks button[data-rank="Q"]')
+    tabbable = page.locator("#picker button:visible, #picker input:visible").evaluate_all(
+        "es => es.filter((e) => e.tabIndex >= 0).length")
+    assert tabbable == 2 + 1 + 3  # the two grids, the box, Remove, Cancel and OK
+    page.click("#picker-ok")
+    expect(page.locator('#hand-chips .chip[data-card="QC"]')).to_have_count(1)
+
+
+def test_the_board_s_pegs_are_ringed_apart_from_the_wood(open_tab):
+    page = open_tab("/game", DESKTOP).page
+    page.fill("#players", "Ann Bob")
+    page.click("#new-form button[type=submit]")
+    ring = page.locator("#board .peg.front").first.evaluate("peg => getComputedStyle(peg).stroke")
+    wood = page.locator("#board .wood").evaluate("wood => getComputedStyle(wood).fill")
+    assert contrast(ring, wood) >= 3  # WCAG 1.4.11, for the pegs' outline on the wood

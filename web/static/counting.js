@@ -562,11 +562,37 @@ function buildPicker() {
     b.addEventListener("click", () => { pick.suit = s; updatePicker(); });
     return b;
   }));
+  for (const grid of [$("picker-ranks"), $("picker-suits")]) grid.addEventListener("keydown", moveInGrid);
+}
+
+// The picker's ranks and suits are a Tab stop each, not 17: the arrow keys (and Home, End)
+// move among the buttons of one; Enter or Space chooses, as a click.
+const GRID_STEPS = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+
+function moveInGrid(event) {
+  const buttons = [...event.currentTarget.children];
+  const from = buttons.indexOf(document.activeElement);
+  const to = event.key === "Home" ? 0 : event.key === "End" ? buttons.length - 1
+    : event.key in GRID_STEPS ? (from + GRID_STEPS[event.key] + buttons.length) % buttons.length : null;
+  if (to === null || from < 0) return;
+  event.preventDefault();
+  tabStopAt(buttons, buttons[to]);
+  buttons[to].focus();
+}
+
+// Makes `stop` the one button of `buttons` that Tab reaches.
+function tabStopAt(buttons, stop) {
+  for (const b of buttons) b.tabIndex = b === stop ? 0 : -1;
 }
 
 function updatePicker() {
   for (const b of $("picker-ranks").children) b.setAttribute("aria-pressed", String(b.dataset.rank === pick.rank));
   for (const b of $("picker-suits").children) b.setAttribute("aria-pressed", String(b.dataset.suit === pick.suit));
+  // Tab reaches each grid on its button chosen, or its first.
+  for (const grid of [$("picker-ranks"), $("picker-suits")]) {
+    const buttons = [...grid.children];
+    tabStopAt(buttons, buttons.find((b) => b.getAttribute("aria-pressed") === "true") || buttons[0]);
+  }
   const code = pick.rank && pick.suit ? pick.rank + pick.suit : null;
   const preview = $("picker-preview");
   preview.replaceChildren(code ? cardFace(code) : "?");
