@@ -20,6 +20,7 @@ deck's indices (``cribcam.training.alphabet``).
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import cv2
@@ -102,6 +103,23 @@ class RankReader:
         # PaddleOCR appends (a line of two words is spelt with it).
         self.characters = [*self.session.get_modelmeta().custom_metadata_map["character"].split("\n"), " "]
         self.column = {c: i + 1 for i, c in enumerate(self.characters)}  # column 0 is CTC's blank
+        self.input_name = self.session.get_inputs()[0].name
+        # The size of the output's last axis, as the graph fixes it (18,710): a photo with no line
+        # to read answers as many, so that its answer stacks with another photo's.
+        self.output_size = self.session.get_outputs()[0].shape[-1]
+        self._read_as(texts)
+
+    def with_texts(self, texts: tuple[str, ...]) -> RankReader:
+        """This reader for a deck that prints ``texts``, on the same model (loaded once).
+
+        Raises:
+            ValueError: as the constructor.
+        """
+        reader = copy.copy(self)
+        reader._read_as(texts)
+        return reader
+
+    def _read_as(self, texts: tuple[str, ...]) -> None:
         if len(texts) != len(RANKS) or len(set(texts)) != len(RANKS) or not all(texts):
             raise ValueError(f"a deck's rank texts are 13 different strings, ace to king; not {list(texts)}")
         self.texts = tuple(texts)
@@ -119,10 +137,6 @@ class RankReader:
         # took a bench photo, 2026-11-26).
         self.spelt = np.unique([0, *(c for label in labels for c in label)])
         self.spelt_labels = [[int(np.searchsorted(self.spelt, c)) for c in label] for label in labels]
-        self.input_name = self.session.get_inputs()[0].name
-        # The size of the output's last axis, as the graph fixes it (18,710): a photo with no line
-        # to read answers as many, so that its answer stacks with another photo's.
-        self.output_size = self.session.get_outputs()[0].shape[-1]
 
     def can_spell(self, text: str) -> bool:
         """Whether the recognizer knows every character of ``text`` (a non-empty string)."""

@@ -6,6 +6,7 @@ card in each box or rejects it, and ``corners.cards_from_corners`` decides per p
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 from pathlib import Path
 
@@ -103,6 +104,23 @@ class CardReader:
             self.classifier = DeckClassifier(Path(classifier), self.classifier)
         recognizer = rank_reader_file(self.folder) if rank_reader else None
         self.rank_reader = RankReader(recognizer, threads, self.classifier.texts) if recognizer else None
+
+    def with_deck(self, classifier: str | Path) -> CardReader:
+        """This reader with a taught deck's heads file (``classifier``), sharing its models: a
+        deck costs its heads, not a copy of the three models (a server keeps several decks).
+
+        Raises:
+            ModelMissingError: no heads file there.
+            DeckError: heads taught on another classifier (``DeckClassifier``).
+        """
+        if not Path(classifier).is_file():
+            raise ModelMissingError(f"no taught deck at {classifier}")
+        reader = copy.copy(self)
+        bundled = self.classifier.bundled if isinstance(self.classifier, DeckClassifier) else self.classifier
+        reader.classifier = DeckClassifier(Path(classifier), bundled)
+        if self.rank_reader is not None:
+            reader.rank_reader = self.rank_reader.with_texts(reader.classifier.texts)
+        return reader
 
     def find(self, image: np.ndarray, closer: bool = False, farther: bool = False) -> Detections:
         """The finder's index boxes in a BGR image's pixels, one score column.

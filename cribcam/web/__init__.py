@@ -41,7 +41,7 @@ DEFAULTS = {
     "CONCURRENT_READS": 2,  # photos read at once; more request threads than this keep typed
                             # counts quick while photos are read (bench/load_test.py)
     "LOAD_MODEL_AT_START": True,
-    "DECK_READERS_KEPT": 2,  # taught decks' readers kept loaded, the last used (30 to 80 MB each)
+    "DECK_READERS_KEPT": 2,  # taught decks' readers kept loaded, the last used (their heads: the models are shared)
     # The names the server answers to (the Host header): None for this machine's own (its
     # loopback and network addresses and host names: live.https.local_names); serve --name adds.
     "HOSTS": None,

@@ -37,8 +37,9 @@ class ReaderSlot:
         concurrent_reads: photos read at once.
         deck_choice: returns the taught deck the current request reads with (None: the
             bundled classifier); by default every photo is read with the bundled one.
-        decks_kept: readers of taught decks kept loaded, the last used kept (each holds its
-            own models, 30 to 80 MB: every deck read once stayed loaded, without bound).
+        decks_kept: readers of taught decks kept loaded, the last used kept. Each shares the
+            bundled reader's models (``CardReader.with_deck``) and holds its heads alone: when
+            each loaded its own models, 30 to 80 MB a deck stayed loaded, without bound.
     """
 
     def __init__(self, reader=None, model_path: str | Path | None = None, threads: int = 0,
@@ -92,17 +93,17 @@ class ReaderSlot:
             DeckError: no taught deck of that name.
             ModelUnavailable: no finder to read with.
         """
-        from cribcam.vision import CardReader
         from cribcam.vision.decks import find_deck
 
         deck = find_deck(name)
         stamp = deck.classifier.stat().st_mtime
+        bundled = self.get()  # whose models a deck's reader shares
         with self._lock:
             cached = self._decks.get(name)
             if cached is None or cached[0] != stamp:
                 try:
-                    reader = CardReader(self.model_path, threads=self.threads, classifier=deck.classifier)
-                except Exception as exc:  # a damaged deck file, or no bundled finder
+                    reader = bundled.with_deck(deck.classifier)
+                except Exception as exc:  # a damaged deck file
                     raise ModelUnavailable(f"photos cannot be read with the deck {name}: {exc}") from None
                 self._decks[name] = cached = (stamp, reader)
             self._decks.move_to_end(name)

@@ -139,12 +139,17 @@ def test_a_deck_lettered_differently_taught_from_two_suits_reads_the_other_two(s
     assert teach.taught_sentences(deck.record)[0] == \
         "its indices read 1 for the ace, B for the jack, V for the queen, H for the king: so read on every suit"
     taught = CardReader(shipped_models, classifier=deck.classifier)
+    # As a server reads with a deck: on the bundled reader's models, loaded once.
+    shared = bundled.with_deck(deck.classifier)
+    assert shared.finder is bundled.finder and shared.rank_reader.session is bundled.rank_reader.session
+    assert shared.rank_reader.texts == taught.rank_reader.texts != bundled.rank_reader.texts
     lettered = [code for suit in "HS" for code in (f"A{suit}", f"J{suit}", f"Q{suit}", f"K{suit}")]
     read = {"bundled": 0, "taught": 0}
     for k, suit in enumerate("HS"):
         image, _ = layout.render_layout(decks[0], suit, seed=100 + k)
         for which, reader in (("bundled", bundled), ("taught", taught)):
             read[which] += len(set(reader.read(image).codes) & set(lettered))
+        assert shared.read(image).codes == taught.read(image).codes
     # Measured at this size: 6 -> 8 of 8 with the fine-tuned rank reader (4 -> 8 zero-shot;
     # bench/bench_teach.py --only lettered: more layouts); the taught heads alone, without the
     # deck's texts, read about 0.6 of them.

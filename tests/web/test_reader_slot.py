@@ -12,8 +12,9 @@ def test_taught_decks_readers_are_kept_the_last_used_first_and_no_more(monkeypat
     loaded = []
 
     class Reader:  # stands in for CardReader: records each deck's reader loaded
-        def __init__(self, model_path, threads, classifier):
+        def with_deck(self, classifier):
             loaded.append(classifier.parent.name)
+            return SimpleNamespace(deck=classifier.parent.name)
 
     def find_deck(name):
         classifier = tmp_path / name / "classifier.npz"
@@ -22,10 +23,9 @@ def test_taught_decks_readers_are_kept_the_last_used_first_and_no_more(monkeypat
             classifier.touch()
         return SimpleNamespace(classifier=classifier)
 
-    monkeypatch.setattr("cribcam.vision.CardReader", Reader)
     monkeypatch.setattr("cribcam.vision.decks.find_deck", find_deck)
-    slot = ReaderSlot(reader=object(), decks_kept=2)
+    slot = ReaderSlot(reader=Reader(), decks_kept=2)
     for name in ["a", "b", "a", "c", "b", "a", "a"]:
-        slot.deck_reader(name)
+        assert slot.deck_reader(name).deck == name
     # a, b; a again from memory; c takes b's place; b takes a's; a takes c's; a from memory
     assert loaded == ["a", "b", "c", "b", "a"]
