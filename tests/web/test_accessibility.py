@@ -341,6 +341,8 @@ def test_a_card_named_on_the_teach_page_keeps_the_focus(camera_browser, teaching
         page.keyboard.press("Enter")
         expect(view).to_have_class(re.compile(r"\bbig\b"))
         expect(view).to_have_attribute("aria-pressed", "true")
+        # Point 7: the cards still missing read by their names.
+        expect(page.locator("#missing").get_by_role("img", name="two of hearts")).to_have_count(1)
     finally:
         tab.close()
 
@@ -497,6 +499,7 @@ def test_the_play_s_turn_is_said_once_and_its_g_key_can_be_turned_off(open_tab):
         {childList: true, characterData: true, subtree: true}); }""")
     wait_for_frames(page, reader, 5)
     assert page.evaluate("window.__turns") == 0  # the same turn, frame after frame: not said again
+    expect_no_violations(page, "with the play watched")
     goes = []
     page.on("request", lambda r: goes.append(r) if r.url.endswith("/api/live/play/go") else None)
     page.uncheck("#go-key")

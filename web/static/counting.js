@@ -109,16 +109,21 @@ function cardFace(code) {
   return span;
 }
 
+// A card as text ("5♣"), read out by its name, not as its symbols ("5, black club suit").
+export function namedCard(code) {
+  const c = document.createElement("span");
+  c.textContent = cardText(code);
+  c.setAttribute("role", "img");
+  c.setAttribute("aria-label", cardName(code));
+  return c;
+}
+
 export function miniCards(codes) {
   const span = document.createElement("span");
   span.className = "mini-cards";
   for (const code of codes) {
-    const c = document.createElement("span");
+    const c = namedCard(code);
     c.className = "mini " + (isRed(code) ? "red" : "black");
-    c.textContent = cardText(code);
-    // Read out by its name, not as its symbols ("5, black club suit").
-    c.setAttribute("role", "img");
-    c.setAttribute("aria-label", cardName(code));
     span.append(c);
   }
   return span;

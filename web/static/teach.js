@@ -4,7 +4,8 @@
 // are still missing, then has the server teach the deck (/api/teach/train) and follows it
 // (/api/teach/status). Once taught, a hand can be read with the deck right here.
 import {
-  $, adoptReading, capitalise, cardText, checkMark, chipName, chooseDeck, hideStarterChoices, plural, send, startCounting, state,
+  $, adoptReading, capitalise, cardText, checkMark, chipName, chooseDeck, hideStarterChoices, namedCard, plural, send,
+  startCounting, state,
 } from "./counting.js";
 
 const SUIT_ORDER = ["C", "D", "H", "S"];
@@ -99,9 +100,9 @@ function render() {
   $("teach-photos").replaceChildren(...photos.map(photoView));
   const named = new Set(photos.flatMap((p) => p.cards.map((c) => c.name).filter(Boolean)));
   const missing = ALL_CARDS.filter((c) => !named.has(c));
-  $("missing").textContent = !photos.length ? "" : missing.length
-    ? `Still missing (${missing.length}): ${missing.map(cardText).join(" ")}`
-    : "All 52 cards are named.";
+  $("missing").replaceChildren(...(!photos.length ? [] : missing.length
+    ? [`Still missing (${missing.length}):`, ...missing.flatMap((code) => [" ", namedCard(code)])]
+    : ["All 52 cards are named."]));
   // A name the reader proposed unsurely waits for the player's word before anything is taught.
   const toCheck = photos.reduce((n, p) => n + p.cards.filter((c) => c.to_check && c.name).length, 0);
   $("train-button").disabled = teaching || !named.size || toCheck > 0;
