@@ -162,7 +162,7 @@ def test_cribcam_serve_says_when_the_port_is_taken(scheme):
 
 def test_cribcam_serve_with_an_empty_model_folder_counts_typed_cards_and_answers_photos_503(
         tmp_path, photo_bytes):
-    # As the README promises: no model is no reason not to serve; the start line says so.
+    # As docs/install.md promises: no model is no reason not to serve; the start line says so.
     with serving("--model", str(tmp_path), "--port", "0") as process:
         line = process.stdout.readline()
         assert line.startswith("cribcam serve: http://127.0.0.1:"), line + process.stderr.read()
