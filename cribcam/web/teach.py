@@ -31,6 +31,7 @@ from cribcam.scoring.cards import CARD_CODES, SUITS
 from cribcam.training.alphabet import check_stated
 from cribcam.vision.decks import LAYOUT, DeckError, check_name, deck_folder, lettering, list_decks
 from cribcam.web import api
+from cribcam.web.memory import release_free_memory
 from cribcam.web.pages import render_page
 
 log = logging.getLogger(__name__)
@@ -353,6 +354,8 @@ def _teach(job: Job, photos: list, models, settings, letters: dict) -> None:
         job.error, job.stage = f"teaching failed: {type(exc).__name__}: {exc}", "failed"
     else:
         job.record, job.stage = deck.record, "done"
+    finally:
+        release_free_memory()
 
 
 @bp.get("/api/teach/status")
