@@ -37,7 +37,7 @@ import cv2
 
 from cribcam.datagen.decks import load_decks, load_manifest
 from cribcam.datagen.font_decks import ALPHABETS, FONT_ROOT, SUIT_TEXT, find_fonts
-from cribcam.settings import CHECKOUT, DEVICE_PACK_DIR, default_real_photos
+from cribcam.settings import CHECKOUT, DEVICE_PACK_DIR, deck_cache_dir, default_real_photos
 
 TRAVEL_LIMIT = 64 * 2**20  # the device call's working tree, tracked files included
 TRAVEL_MARGIN = 2 * 2**20  # for files added after packing (a note, a test)
