@@ -8,7 +8,7 @@ from pathlib import Path
 
 from cribcam.cli.decks import add_deck_option
 from cribcam.cli.main import UsageError
-from cribcam.cli.model import open_reader
+from cribcam.cli.model import add_model_option, open_reader
 from cribcam.cli.output import output_folder
 
 
@@ -23,8 +23,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--labels", type=Path, required=True, help="labels.json")
     parser.add_argument("--only", type=Path, metavar="LIST",
                         help="a text file of image names to evaluate (e.g. a validation split)")
-    parser.add_argument("--model", type=Path, metavar="DIR",
-                        help="folder with finder.onnx and classifier.onnx (default: the bundled models)")
+    add_model_option(parser)
     add_deck_option(parser)
     parser.add_argument("--count-given", action="store_true",
                         help="read each photo of 3 to 6 labelled cards with its number of cards, as the "

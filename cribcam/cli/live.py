@@ -14,7 +14,7 @@ from cribcam.cli.count import add_count_options
 from cribcam.cli.decks import add_deck_option
 from cribcam.cli.game import add_db_option, game_call, open_store
 from cribcam.cli.main import UsageError
-from cribcam.cli.model import open_reader
+from cribcam.cli.model import add_model_option, open_reader
 from cribcam.cli.output import output_file
 from cribcam.scoring import rules
 from cribcam.scoring.cards import CardError
@@ -49,8 +49,7 @@ def add_parser(subparsers) -> None:
     # No default here: an option given is told from one left out (--play refuses the hands' own).
     parser.add_argument("--window", type=int, help="frames the lock looks back over (default 8)")
     parser.add_argument("--agree", type=int, help="frames that must agree to lock (default 5)")
-    parser.add_argument("--model", type=Path, metavar="DIR",
-                        help="folder with finder.onnx and classifier.onnx (default: the bundled models)")
+    add_model_option(parser)
     play = parser.add_argument_group("the play (pegging)", "watch the play instead of the show: each card "
                                      "laid face up and still for half a second is the card of the player whose "
                                      "turn it is; one JSON line per card, go or refused move, then the totals")

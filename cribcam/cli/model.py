@@ -12,6 +12,14 @@ from cribcam.cli.main import UsageError
 PHOTO_FORMATS = "JPEG, PNG, WebP, BMP or TIFF"
 
 
+MODELS_HELP = "folder with finder.onnx and classifier.onnx (default: the bundled models)"
+
+
+def add_model_option(parser, help: str = MODELS_HELP) -> None:
+    """The ``--model DIR`` option of every command that reads photos or teaches on the models."""
+    parser.add_argument("--model", type=Path, metavar="DIR", help=help)
+
+
 def open_reader(model: Path | None, deck: str | None = None):
     """A ``CardReader`` on the ``--model`` given, or on the bundled model when it is None,
     reading with the classifier of the taught deck ``deck`` (``--deck``) when one is named.

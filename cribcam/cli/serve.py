@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import errno
 import secrets
-import sys
-from pathlib import Path
 
 from cribcam.cli.decks import add_deck_option
 from cribcam.cli.game import add_db_option
 from cribcam.cli.main import UsageError
+from cribcam.cli.model import add_model_option
 from cribcam.settings import DEFAULT_THREADS
 
 
@@ -30,8 +29,7 @@ def add_parser(subparsers) -> None:
                         help="a name the server answers to besides this machine's own (its "
                              "addresses, host name and localhost), as a browser is given it: "
                              "cribcam.home.lan (any number of times)")
-    parser.add_argument("--model", type=Path, metavar="DIR",
-                        help="folder with finder.onnx and classifier.onnx (default: the bundled models)")
+    add_model_option(parser)
     add_deck_option(parser)
     add_db_option(parser)
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,

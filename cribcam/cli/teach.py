@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from cribcam.cli.main import UsageError
+from cribcam.cli.model import add_model_option
 from cribcam.cli.output import output_file
 from cribcam.scoring.spoken import counted
 
@@ -43,8 +44,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--letters", nargs="+", metavar="RANK=TEXT", default=[],
                         help="what the deck prints for a rank, when teaching should not guess it: "
                              "--letters J=B Q=V K=H (asked at a terminal when teaching is unsure)")
-    parser.add_argument("--model", type=Path, metavar="DIR",
-                        help="folder of the models to teach on (default: the bundled models)")
+    add_model_option(parser, help="folder of the models to teach on (default: the bundled models)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(handler=run)
 
