@@ -9,12 +9,16 @@ turned off (``CRIBCAM_RUNTIME=onnxruntime``), the finder runs as before.
 
 from __future__ import annotations
 
+import logging
 import queue
 from pathlib import Path
 
 import numpy as np
 
 from cribcam.settings import openvino_allowed
+
+log = logging.getLogger(__name__)
+_FAILED: set[Path] = set()  # models OpenVINO failed on, said once
 
 
 
@@ -57,5 +61,10 @@ def openvino_forward(path: Path, threads: int = 0) -> OpenVinoForward | None:
     try:
         core = openvino.Core()
         return OpenVinoForward(core.compile_model(core.read_model(str(path)), "CPU", config))
-    except Exception:  # noqa: BLE001 (an OpenVINO that cannot run this model leaves onnxruntime to it)
+    except Exception as exc:  # noqa: BLE001 (an OpenVINO that cannot run this model leaves onnxruntime to it)
+        if path not in _FAILED:  # said once a model, not at every reader made on it
+            _FAILED.add(path)
+            log.warning("OpenVINO cannot run %s (%s: %s): its passes run in onnxruntime",
+                        path, type(exc).__name__, exc)
         return None
+

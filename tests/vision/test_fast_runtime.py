@@ -85,3 +85,15 @@ def test_inference_requests_are_made_for_passes_at_once_not_for_every_thread(shi
         thread.start()
         thread.join()
     assert forward.idle.qsize() == 1
+
+
+def test_a_model_openvino_cannot_run_is_said_once_and_read_in_onnxruntime(tmp_path, caplog):
+    pytest.importorskip("openvino", reason="the fast path needs the fast extra: pip install -e '.[fast]'")
+    damaged = tmp_path / "finder.onnx"
+    damaged.write_bytes(b"not a model")
+    with caplog.at_level("WARNING", logger="cribcam.vision.fast_runtime"):
+        assert openvino_forward(damaged) is None
+        assert openvino_forward(damaged) is None
+    said = [record.getMessage() for record in caplog.records]
+    assert len(said) == 1 and said[0].startswith(f"OpenVINO cannot run {damaged} (")
+    assert said[0].endswith("its passes run in onnxruntime")
