@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 from cribcam.cli.main import UsageError
@@ -219,33 +218,31 @@ def _named_photos(args) -> list:
 
 
 class _ProgressBar:
-    """Teaching's progress on standard error: a bar with the time left, redrawn in place on a
-    terminal, a line every 15 s otherwise; the first and last of training always show."""
+    """Teaching's progress on standard error: the other stages a line each, training a tqdm
+    bar of its seconds with the time left (off a terminal a line every 15 s at most; its
+    first and last always show)."""
 
-    WIDTH = 30
+    STAGES = {"preparing": "teaching: cutting the crops", "checking": "teaching: checking the taught deck",
+              "done": "teaching: done"}
 
     def __init__(self, quiet: bool = False):
         self.quiet = quiet
-        self.tty = sys.stderr.isatty()
-        self.last = 0.0
-        self.stage = ""
+        self.bar = None
 
     def __call__(self, stage: str, done: float, total: float) -> None:
+        from tqdm import tqdm
+
         if self.quiet:
             return
-        now = time.monotonic()
         if stage == "training" and total:
-            if stage == self.stage and now - self.last < (0.5 if self.tty else 15.0) and done < total:
-                return
-            filled = round(self.WIDTH * done / total)
-            left = max(0, round(total - done))
-            line = f"teaching [{'#' * filled}{'.' * (self.WIDTH - filled)}] {done / total:4.0%}  " \
-                   f"{left // 60}:{left % 60:02d} left"
-        else:
-            line = {"preparing": "teaching: cutting the crops", "checking": "teaching: checking the taught deck",
-                    "done": "teaching: done"}.get(stage, stage)
-        self.last, self.stage = now, stage
-        if self.tty:
-            print(f"\r{line}\033[K", end="" if stage == "training" else "\n", file=sys.stderr, flush=True)
-        else:
-            print(line, file=sys.stderr, flush=True)
+            if self.bar is None:
+                self.bar = tqdm(total=total, desc="teaching", file=sys.stderr, dynamic_ncols=True,
+                                mininterval=0.5 if sys.stderr.isatty() else 15.0,
+                                bar_format="{desc} [{bar:30}] {percentage:3.0f}%  {remaining} left")
+            self.bar.total = total  # the estimate of the seconds it takes is revised as it goes
+            self.bar.update(done - self.bar.n)
+            return
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+        tqdm.write(self.STAGES.get(stage, stage), file=sys.stderr)
