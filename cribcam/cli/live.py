@@ -243,15 +243,13 @@ def _kept_table(store, game_id: str):
     Raises:
         UsageError: no such game, or one not at its play.
     """
-    from cribcam.game.table_play import TablePlay
+    from cribcam.game.table_play import NotAtPlay, TablePlay
 
     game = game_call(lambda: store.game(game_id))
-    step = game.expecting()["step"]
-    if step != "play":
-        why = {"deal": "enter its deal first", "over": f"the game is over ({game.ended})"}.get(
-            step, "its play is entered already")
-        raise UsageError(f"game {game_id} is not at a play: {why}")
-    return TablePlay(list(game.setup.players), game.deal.dealer, rules.VARIANTS[game.setup.variant].hand_size)
+    try:
+        return TablePlay.of_game(game)
+    except NotAtPlay as exc:
+        raise UsageError(f"game {game_id} is {exc}") from None
 
 
 def _goes(said: list[str], players: list[str]) -> dict[int, list[str]]:
@@ -271,22 +269,21 @@ def _goes(said: list[str], players: list[str]) -> dict[int, list[str]]:
 
 
 def _into_game(store, game_id: str, table) -> None:
-    """The play seen, into the kept game as its play entry (each turn "Player:CARD" or
-    "Player:go", as the live page posts it, and no claims: the game pegs each turn's true
-    count), and the game's scores after it on standard error. A play not over goes in not at
-    all: the game takes a whole play only.
+    """The play seen, into the kept game as its play entry (``TablePlay.game_entry``, as the
+    live page's play goes in), and the game's scores after it on standard error. A play not
+    over goes in not at all: the game takes a whole play only.
 
     Raises:
         UsageError: the game does not take the play (its play was entered meanwhile...).
     """
-    turns = [f"{step.player}:{step.card or 'go'}" for step in table.steps]
+    entry = table.game_entry()
     if table.turn is not None:
         print(f"cribcam live: the play is not over: nothing went into game {game_id} (its turns so far: "
-              f"{' '.join(turns) or 'none'}; cribcam game add {game_id} play TURN ... enters the whole play)",
-              file=sys.stderr)
+              f"{' '.join(entry['turns']) or 'none'}; cribcam game add {game_id} play TURN ... enters the "
+              f"whole play)", file=sys.stderr)
         return
     try:
-        game = game_call(lambda: store.add(game_id, {"type": "play", "turns": turns}))
+        game = game_call(lambda: store.add(game_id, entry))
     except (UsageError, CardError) as exc:
         raise UsageError(f"game {game_id} did not take the play: {exc}") from None
     scores = ", ".join(f"{game.setup.side_name(side)} {score}" for side, score in enumerate(game.scores))

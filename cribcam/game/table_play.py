@@ -27,6 +27,11 @@ class PlayRefused(ValueError):
     """A move the rules do not allow here; the message says why and what to do, to be said."""
 
 
+class NotAtPlay(ValueError):
+    """A kept game whose next step is not a play; the message says why ("not at a play: enter
+    its deal first")."""
+
+
 @dataclass(frozen=True)
 class Announcement:
     """One step of the play.
@@ -81,6 +86,27 @@ class TablePlay:
         start = (self.players.index(self.dealer) + 1) % len(self.players)
         self._order = OrderOfPlay(self.players[start:] + self.players[:start], self.hand_size)
         self._laid: set[str] = set()
+
+    @classmethod
+    def of_game(cls, game) -> TablePlay:
+        """The play of a kept game (``cribcam.game.Game``) at its play: its players in seating
+        order, the dealer of its deal, its variant's hand size.
+
+        Raises:
+            NotAtPlay: the game is at another step.
+        """
+        step = game.expecting()["step"]
+        if step != "play":
+            why = {"deal": "enter its deal first", "over": f"the game is over ({game.ended})"}.get(
+                step, "its play is entered already")
+            raise NotAtPlay(f"not at a play: {why}")
+        return cls(list(game.setup.players), game.deal.dealer, game.setup.hand_size)
+
+    def game_entry(self) -> dict:
+        """The play seen, as a kept game's play entry: each turn "Player:CARD" or "Player:go",
+        and no claims (the game pegs each turn's true count). The one way a watched play goes
+        into a game, from the command line and from the live page alike."""
+        return {"type": "play", "turns": [f"{step.player}:{step.card or 'go'}" for step in self.steps]}
 
     @property
     def turn(self) -> str | None:

@@ -32,6 +32,8 @@ class LiveSession:
         frames: how many frames have been read.
         still: reads only the frames that changed (``StillFrames``).
         play: the play being watched (``live.play.PlayWatch``), or None while hands are counted.
+        play_game: the kept game the play goes into once over (``{"id"}``, then its answer),
+            or None.
     """
 
     def __init__(self, follower: Follower):
@@ -39,6 +41,7 @@ class LiveSession:
         self.frames = 0
         self.still = StillFrames()
         self.play = None
+        self.play_game = None
         self._busy = threading.Lock()
 
     @contextmanager

@@ -53,7 +53,9 @@ _ENTRY_EXAMPLE = '{"type": "deal", "starter": "5D"}'
 
 
 @bp.errorhandler(GameError)
-def _game_error(exc: GameError):
+def game_error(exc: GameError):
+    """A game's error as the API answers it, here and where another part of the API meets one
+    (the live play of a kept game)."""
     status = next(code for kind, code in _STATUS if isinstance(exc, kind))
     if isinstance(exc, StoreError):
         # Where the database lies and how it fails is the operator's business, in the server's

@@ -8,13 +8,19 @@ its reading and count as ``/api/read`` gives them.
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
 
 from flask import Blueprint, Flask, current_app, jsonify, request
 
 from cribcam.live.sessions import LiveSessions, SessionBusy
+from cribcam.game import GameError
 from cribcam.web import api
+from cribcam.web.game import game_error, store
 from cribcam.web.pages import render_page
+
+log = logging.getLogger(__name__)
 
 LIVE_DEFAULTS = {
     "LIVE_MAX_SESSIONS": 32,  # cameras followed at once; the one idle longest makes room
@@ -52,6 +58,9 @@ def page():
 @frames.errorhandler(SessionBusy)
 def _busy(exc):
     return jsonify(error=str(exc)), 429
+
+
+frames.register_error_handler(GameError, game_error)  # a kept game's play: its game's errors
 
 
 @frames.post("/frame")
@@ -100,23 +109,40 @@ def frame():
 
 # --- the play (pegging) ---------------------------------------------------------------------
 
-_PLAY_EXAMPLE = '{"players": ["Ann", "Bob"], "dealer": "Bob", "variant": "six-card"}'
+_PLAY_EXAMPLE = '{"players": ["Ann", "Bob"], "dealer": "Bob", "variant": "six-card"} or {"game": "ID"}'
 
 
 @frames.post("/play")
 def start_play():
     """Starts watching the play in a live session: ``{"session", "players", "dealer",
-    "variant"}`` (players in seating order, as a list or one string; the dealer's left leads).
+    "variant"}`` (players in seating order, as a list or one string; the dealer's left leads),
+    or ``{"session", "game"}``: the play of a kept game at its play, its players, dealer and
+    variant the game's, and once over it goes into the game as its play entry, here on the
+    server (``play["game"]`` says how it went).
 
     Returns:
         ``{"session", "play", "frame_side"}``: ``play`` is where the play stands
-        (``_play_state``); the play's frames are to be sent ``frame_side`` pixels long.
+        (``_play_state``); the play's frames are to be sent ``frame_side`` pixels long. 404 for
+        no such game, 409 for a game not at its play.
     """
-    from cribcam.game.table_play import TablePlay
     from cribcam.live.play import FRAME_SIDE, PlayWatch
-    from cribcam.scoring import rules
 
     body = api.json_body(_PLAY_EXAMPLE)
+    game_id = body.get("game")
+    if game_id is not None and (not isinstance(game_id, str) or not game_id.strip()):
+        raise api.BadRequest(f'"game" must be the id of a kept game, like {_PLAY_EXAMPLE}')
+    table = _table_of_game(game_id.strip()) if game_id is not None else _table_named(body)
+    session_id, session = current_app.extensions["cribcam.live"].open(_session_field(body))
+    session.play = PlayWatch(table)
+    session.play_game = {"id": game_id.strip()} if game_id is not None else None
+    return jsonify(session=session_id, play=_play_state(session, session.play, []), frame_side=FRAME_SIDE)
+
+
+def _table_named(body: dict):
+    """The play of the players, dealer and variant a request names."""
+    from cribcam.game.table_play import TablePlay
+    from cribcam.scoring import rules
+
     players = body.get("players")
     if isinstance(players, str):
         players = players.replace(",", " ").split()
@@ -129,9 +155,46 @@ def start_play():
                           rules.VARIANTS[variant].hand_size)
     except ValueError as exc:
         raise api.BadRequest(str(exc)) from None
-    session_id, session = current_app.extensions["cribcam.live"].open(_session_field(body))
-    session.play = PlayWatch(table)
-    return jsonify(session=session_id, play=_play_state(session.play, []), frame_side=FRAME_SIDE)
+    return table
+
+
+def _table_of_game(game_id: str):
+    """The play of the kept game ``game_id``; a missing game and its store's errors are the
+    game API's (404, 503), a game not at its play 409."""
+    from werkzeug.exceptions import Conflict
+
+    from cribcam.game.table_play import NotAtPlay, TablePlay
+
+    try:
+        return TablePlay.of_game(store().game(game_id))
+    except NotAtPlay as exc:
+        raise Conflict(f"game {game_id} is {exc}") from None
+
+
+def _into_game(session, watch) -> None:
+    """Once the play of a kept game is over, it goes into the game (once: a go and a frame
+    may end it at the same moment), and the game's answer is kept for the page: its sides'
+    scores, or why it did not take the play."""
+    from cribcam.game.store import StoreError
+    from cribcam.scoring.cards import CardError
+
+    game = session.play_game
+    if game is None or watch.table.turn is not None:
+        return
+    with _INTO_GAME:
+        if "sides" in game or "error" in game:
+            return
+        try:
+            store().add(game["id"], watch.table.game_entry())
+            game["sides"] = store().state(game["id"])["sides"]
+        except StoreError as exc:  # the database's own words name its path: for the log alone
+            log.error("%s", exc)
+            game["error"] = "the games cannot be kept on this server now (the server's log says why)"
+        except (GameError, CardError) as exc:
+            game["error"] = str(exc)
+
+
+_INTO_GAME = threading.Lock()
 
 
 @frames.post("/play/go")
@@ -149,7 +212,7 @@ def play_go():
         raise api.BadRequest(f'"player" must be one of the players '
                              f'({", ".join(session.play.table.players)}), or none for whose turn it is')
     event = session.play.go(player)
-    return jsonify(session=session_id, event=event, play=_play_state(session.play, [event]))
+    return jsonify(session=session_id, event=event, play=_play_state(session, session.play, [event]))
 
 
 @frames.post("/play/fix")
@@ -169,14 +232,14 @@ def play_fix():
         session.play.fix(str(body.get("card") or ""), str(body.get("named") or ""))
     except PlayRefused as exc:
         raise api.BadRequest(str(exc)) from None
-    return jsonify(session=session_id, play=_play_state(session.play, []))
+    return jsonify(session=session_id, play=_play_state(session, session.play, []))
 
 
 @frames.delete("/play")
 def stop_play():
     """Stops watching the play in the session (``?session=``): its frames count hands again."""
     session_id, session = _playing(request.args.get("session"))
-    session.play = None
+    session.play = session.play_game = None
     return jsonify(session=session_id, stopped=True)
 
 
@@ -216,9 +279,12 @@ def _play_frame(session_id: str, session, watch, image, slot):
         events = watch.frame(image, read, current_app.extensions["cribcam.live"].clock(), {"frame": number})
         reading = watch.still.last_reading
     return jsonify(session=session_id, frame=number, reading=reading.as_dict() if reading else None,
-                   play=_play_state(watch, events))
+                   play=_play_state(session, watch, events))
 
 
-def _play_state(watch, new: list[dict]) -> dict:
-    """Where the play stands (``TablePlay.state``) with the events just now (``new``) and all so far."""
-    return {**watch.table.state(), "new": new, "events": watch.events}
+def _play_state(session, watch, new: list[dict]) -> dict:
+    """Where the play stands (``TablePlay.state``) with the events just now (``new``) and all
+    so far; for a kept game's play, ``game``: its id, and once the play is over and in the game
+    its sides' scores (``sides``) or why the game did not take it (``error``)."""
+    _into_game(session, watch)
+    return {**watch.table.state(), "new": new, "events": watch.events, "game": session.play_game}

@@ -318,3 +318,37 @@ def test_a_card_misread_in_the_play_is_named_and_pegged_anew(live_client, reader
     assert fixed.json["play"]["count"] == 14
     refused = live_client.post("/api/live/play/fix", json={"session": session, "card": "7C", "named": "8C"})
     assert refused.status_code == 400 and "the 7C was not laid" in refused.json["error"]
+
+
+def test_a_kept_games_play_is_named_by_the_game_and_goes_into_it_on_the_server(reader, tmp_path):
+    # The page and the command line each built the play entry and posted it (issue 47): now the
+    # server takes the play's players, dealer and variant from the game and enters the play itself.
+    clock = iter(range(10**6))
+    app = create_app({"TESTING": True, "LIVE_CLOCK": lambda: next(clock) / 10,
+                      "GAME_DB": f"sqlite:///{tmp_path / 'games.sqlite3'}"}, reader=reader)
+    client = app.test_client()
+    game = client.post("/api/games", json={"players": ["Ann", "Bob"], "first_dealer": "Bob",
+                                           "variant": "five-card"}).json["id"]
+    assert client.post("/api/live/play", json={"game": "nope"}).status_code == 404
+    assert client.post("/api/live/play", json={"game": ["x"]}).status_code == 400
+    undealt = client.post("/api/live/play", json={"game": game})
+    assert (undealt.status_code, undealt.json) == (409, {"error": f"game {game} is not at a play: enter its deal first"})
+    dealt = client.post(f"/api/games/{game}/entries", json={"type": "deal", "starter": "2H"}).json
+    before = [side["score"] for side in dealt["sides"]]  # five-card: Ann's 3 for last, already
+    started = client.post("/api/live/play", json={"game": game, "players": ["Zed"], "variant": "six-card"})
+    play = started.json["play"]
+    assert (play["players"], play["dealer"], play["turn"], play["game"]) == (["Ann", "Bob"], "Bob", "Ann", {"id": game})
+    session, laid, frames = started.json["session"], [], [FRAME, OTHER_FRAME]
+    reader.starter = None
+    for k, card in enumerate(["5H", "TD", "2S", "3C", "4D", "AC"]):  # three each (five-card): 25 in all
+        laid.append(card)
+        reader.cards = list(laid)
+        play = follow(client, 6, session, data=frames[k % 2])[-1]["play"]
+        assert play["game"] == {"id": game} if k < 5 else play["over"]
+    state = client.get(f"/api/games/{game}").json
+    assert state["next"]["step"] == "show"
+    assert play["game"] == {"id": game, "sides": state["sides"]}
+    assert [side["score"] for side in state["sides"]] == [before[0] + play["totals"]["Ann"],
+                                                          before[1] + play["totals"]["Bob"]]
+    assert follow(client, 2, session)[-1]["play"]["game"] == play["game"]  # entered once: no error after
+    assert len(client.get(f"/api/games/{game}").json["log"]) == len(state["log"])

@@ -634,7 +634,8 @@ def test_the_page_says_which_taught_deck_it_reads_with(camera_browser, live_tabs
 
 def test_a_five_card_game_of_the_board_is_watched_with_hands_of_three(camera_browser, live_tabs, tmp_path):
     # The game named gave its players and dealer, and the page's own variant went with them: a
-    # five-card game was watched as if each had four cards to play.
+    # five-card game was watched as if each had four cards to play. Now the server reads all
+    # three from the game, and puts the play into it once over.
     reader = CountingReader([])
     app = create_app({"TESTING": True, "GAME_DB": f"sqlite:///{tmp_path / 'games.sqlite3'}"}, reader=reader)
     client = app.test_client()
@@ -646,8 +647,10 @@ def test_a_five_card_game_of_the_board_is_watched_with_hands_of_three(camera_bro
     page.fill("#play-game", game["id"])
     with page.expect_request(lambda r: r.url.endswith("/api/live/play") and r.method == "POST") as started:
         page.click("#play-form button[type=submit]")
-    assert started.value.post_data_json["variant"] == "five-card"
+    # The game is named, not its players nor its variant: the server takes them from the game.
+    assert started.value.post_data_json == {"game": game["id"], "session": started.value.post_data_json["session"]}
     expect(page.locator("#play-turn")).to_have_text("Ann to play")
+    assert page.input_value("#play-players") == "Ann Bob" and page.input_value("#play-dealer") == "Bob"
     laid = []
     for card in ["5H", "TD", "2S", "3C", "4D", "AC"]:  # three each, 25 in all: over with hands of three
         laid.append(card)

@@ -12,8 +12,6 @@ let variant = () => "six-card";
 let setFrameSide = () => {}; // the live page's frames: the play's longer than a hand's
 let playing = false;
 let editing = false; // a card of this count is being named: its row is not drawn again meanwhile
-let game = null; // the id of the game of the board the play goes into, or null
-let recorded = false; // the play has gone into the game
 let going = false; // a go is on its way: a double tap is one go, not the next player's too
 
 export const isPlaying = () => playing;
@@ -45,7 +43,7 @@ export function showPlay(play) {
     li.textContent = `${player} ${points}`;
     return li;
   }));
-  if (play.over && game && !recorded) intoGame(play);
+  showGameNote(play.game);
   $("go-button").disabled = play.over;
   $("go-button").textContent = play.over ? "Go" : `Go (${play.turn})`;
   showEvents(play.events);
@@ -129,29 +127,18 @@ function announce(event) {
   if ($("sound").checked) speak(event.refused || event.said);
 }
 
-// The play's turns into the game of the board, as typed ones go (its play entry); the game
-// judges them by its own rules and scores them.
-async function intoGame(play) {
-  recorded = true;
-  const turns = play.events.filter((e) => !e.refused).map((e) => `${e.player}:${e.card || "go"}`);
-  const { ok, data } = await postJSON(`/api/games/${encodeURIComponent(game)}/entries`, { type: "play", turns });
+// A game of the board's play goes into the game on the server once it is over (its play
+// entry, as the command line's does): the game's answer is said here.
+function showGameNote(game) {
   const note = $("play-game-note");
+  const answered = Boolean(game && (game.sides || game.error));
+  if (!answered || note.dataset.shown === game.id) return;
+  note.dataset.shown = game.id;
   note.hidden = false;
-  note.classList.toggle("error", !ok);
-  note.textContent = ok
-    ? `Pegged in the game: ${data.sides.map((side) => `${side.name} ${side.score}`).join(", ")}.`
-    : `The game did not take the play: ${data.error}`;
-}
-
-// A game of the board names the players (in seating order), the deal's dealer and its variant:
-// a five-card game's hands are of three cards in the play, whatever the page's selector says.
-async function fromGame(id) {
-  const { ok, data } = await send(`/api/games/${encodeURIComponent(id)}`);
-  if (!ok) return { error: data.error };
-  if (!data.next || data.next.step !== "play") {
-    return { error: `game ${id} is not at a play: ${data.next && data.next.step === "deal" ? "enter its deal first" : "its play is entered already"}` };
-  }
-  return { players: data.setup.players.join(" "), dealer: data.deal.dealer, variant: data.setup.variant };
+  note.classList.toggle("error", Boolean(game.error));
+  note.textContent = game.sides
+    ? `Pegged in the game: ${game.sides.map((side) => `${side.name} ${side.score}`).join(", ")}.`
+    : `The game did not take the play: ${game.error}`;
 }
 
 function showPlayError(text) {
@@ -161,27 +148,22 @@ function showPlayError(text) {
 
 async function start(event) {
   event.preventDefault();
-  game = $("play-game").value.trim() || null;
-  recorded = false;
+  const game = $("play-game").value.trim();
   $("play-game-note").hidden = true;
-  let playVariant = variant();
-  if (game) {
-    const found = await fromGame(game);
-    showPlayError(found.error);
-    if (found.error) return;
-    $("play-players").value = found.players;
-    $("play-dealer").value = found.dealer;
-    playVariant = found.variant;
-  }
+  delete $("play-game-note").dataset.shown;
   const players = $("play-players").value.trim();
   const dealer = $("play-dealer").value.trim();
-  if (!players) {
+  if (!players && !game) {
     showPlayError("Name the players, in seating order, like Ann Bob (or name a game of the board).");
     return;
   }
-  const { ok, data } = await postJSON("/api/live/play", { players, dealer, variant: playVariant, session: session() });
+  // A game of the board names its players, the deal's dealer and its variant itself.
+  const asked = game ? { game } : { players, dealer, variant: variant() };
+  const { ok, data } = await postJSON("/api/live/play", { ...asked, session: session() });
   showPlayError(ok ? "" : data.error);
   if (!ok) return;
+  $("play-players").value = data.play.players.join(" ");
+  $("play-dealer").value = data.play.dealer;
   setSession(data.session);
   setFrameSide(data.frame_side);
   playing = true;
