@@ -37,7 +37,7 @@ import traceback
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from cribcam.training.recipe import Log
+from cribcam.training.recipe import progress_log
 from cribcam.vision.models import CLASSIFIER_FILE, FINDER_FILE, MODELS_DIR
 
 os.environ.setdefault("YOLO_OFFLINE", "1")  # nothing is reachable from the device machine
@@ -124,7 +124,7 @@ class DeviceRun:
 def run(settings: DeviceRun) -> dict:
     """The whole run; returns what ``device-run.json`` records."""
     settings.out.mkdir(parents=True, exist_ok=True)
-    log = Log(settings.out / LOG_FILE)
+    log = progress_log(settings.out / LOG_FILE)
     record: dict = {"settings": {k: str(v) for k, v in asdict(settings).items()}}
     log(f"device run: {json.dumps(record['settings'])}")
     _watchdog(settings, log)
@@ -294,7 +294,7 @@ def _classifier_stage(settings: DeviceRun, places: dict[str, Path], parent: int)
     from cribcam.training.recipe import end_with_parent, weights_only
 
     threading.Thread(target=end_with_parent, args=(parent,), daemon=True).start()
-    log = Log(settings.out / LOG_FILE)
+    log = progress_log(settings.out / LOG_FILE)
     bank = classifier_bank(settings, places, log)
     minutes = settings.left() / 60
     summary = {"crops": len(bank), "groups": {k: len(v) for k, v in bank.groups().items()}}

@@ -20,9 +20,11 @@ trained on nor used to choose. Needs the ``train`` extra (torch, ultralytics, on
 from __future__ import annotations
 
 import json
+import logging
 import multiprocessing
 import os
 import shutil
+import sys
 import threading
 import time
 from dataclasses import dataclass, fields
@@ -205,18 +207,27 @@ class RunHours:
         partial.replace(self.path)  # a cut mid-write never loses the hours saved before
 
 
-class Log:
-    """Progress lines with the time since the recipe started, to stdout and ``work/train.log``."""
+def progress_log(path: Path) -> Callable[[str], None]:
+    """A run's progress lines, with the minutes since this call, to stdout and appended to the
+    log file ``path`` (a resumed run's lines follow the earlier ones'): a logger's ``info``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    start = time.monotonic()
+    logger = logging.getLogger(f"cribcam.training.run.{path}")
+    logger.setLevel(logging.INFO)
+    logger.propagate = False  # its own lines, not the root logger's format as well
+    for handler in logger.handlers[:]:  # the same file logged again in this process: once
+        logger.removeHandler(handler)
+        handler.close()
 
-    def __init__(self, path: Path):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path, self.start = path, time.monotonic()
+    def minutes(record: logging.LogRecord) -> bool:
+        record.minutes = (time.monotonic() - start) / 60
+        return True
 
-    def __call__(self, message: str) -> None:
-        line = f"[{(time.monotonic() - self.start) / 60:6.1f} min] {message}"
-        print(line, flush=True)
-        with self.path.open("a") as f:
-            f.write(line + "\n")
+    for handler in (logging.StreamHandler(sys.stdout), logging.FileHandler(path)):
+        handler.setFormatter(logging.Formatter("[%(minutes)6.1f min] %(message)s"))
+        handler.addFilter(minutes)
+        logger.addHandler(handler)
+    return logger.info
 
 
 def run(recipe: Recipe) -> dict:
@@ -226,7 +237,7 @@ def run(recipe: Recipe) -> dict:
         OtherOptions: as ``check_work`` says, before anything is done.
     """
     check_work(recipe)
-    log = Log(recipe.log_file)
+    log = progress_log(recipe.log_file)
     log(f"recipe: {json.dumps(recipe.as_dict())}")
     hours = RunHours(recipe.work / "hours.json")
     try:
@@ -302,7 +313,7 @@ def _classifier_stage(recipe: Recipe, parent: int) -> None:
 
     threading.Thread(target=end_with_parent, args=(parent,), daemon=True).start()
     torch.set_num_threads(1)  # the finder has the other core, and its data loaders (or, kept, the work beside)
-    log = Log(recipe.log_file)
+    log = progress_log(recipe.log_file)
     if recipe.classifier_checkpoint.with_suffix(".done").is_file():
         log("classifier: finished already")
         return
