@@ -33,13 +33,14 @@ import numpy as np
 from cribcam.vision import CardReader, reader as reader_module
 from cribcam.vision.corners import UNSURE_CONF
 from cribcam.vision.evaluate import KINDS, given_count, load_labels, photo_kind
-from cribcam.vision.reading import STARTER_UNKNOWN
+from cribcam.vision.reading import CARD_UNREADABLE, IMAGE_UNREADABLE, STARTER_UNKNOWN
 
 UNSURE = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85)
 NONE = (0.5, 0.4, 0.3, 0.2, 0.1)
 APART = (0.0, 1.5, 2.0, 3.0, 4.0)
 CHOOSING = ("synth-choose/train", "real/train")
-COULD_NOT_BE_READ = "could not be read"
+# Problems that are not warnings of their own: the marks are weighed apart ("marks").
+NOT_WARNINGS = {STARTER_UNKNOWN, CARD_UNREADABLE, IMAGE_UNREADABLE}
 IN_CODE = (UNSURE_CONF, reader_module.MARK_NONE, reader_module.MARK_APART)  # before read_sets loosens them
 
 
@@ -72,8 +73,7 @@ def read_sets(sets: list[str], model: Path | None) -> list[dict]:
                 "set": f"{images.parent.parent.name}/{images.name}", "name": name, "labelled": labelled,
                 "cards": [[s.card, s.confidence, s.unsure and s.confidence >= UNSURE_CONF] for s in reading.cards],
                 "guessed": bool(reading.guesses),
-                "problems": [p for p in reading.problems if not p.startswith(STARTER_UNKNOWN)
-                             and COULD_NOT_BE_READ not in p],
+                "problems": [p.message for p in reading.problems if p.code not in NOT_WARNINGS],
                 "marks": [_mark(box, boxes, looks) for box in reading.unreadable_boxes]})
     return records
 

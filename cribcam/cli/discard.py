@@ -67,7 +67,7 @@ def _deal_from_photo(photo: Path, variant: str, model: Path | None, deck: str | 
     image = read_photo(photo)  # a missing or too large photo is said before the model is loaded
     reading = read_deal(open_reader(model, deck), image, variant)
     for problem in reading.problems:
-        print(f"cribcam discard: {photo.name}: {problem}", file=sys.stderr)
+        print(f"cribcam discard: {photo.name}: {problem.message}", file=sys.stderr)
     if not reading.cards:
         raise UsageError(f"no cards read in {photo}")
     return list(reading.codes)

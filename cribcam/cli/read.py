@@ -63,14 +63,14 @@ def format_reading(report: dict) -> str:
     if report.get("guesses"):  # not counted: the player names them (cribcam count ... to count them)
         lines.append("Guessed, not counted: " + ", ".join(f"{c['card']}? ({c['confidence']:.2f})"
                                                           for c in report["guesses"]))
-    lines += [f"Problem: {p}" for p in report["problems"]]
+    lines += [f"Problem: {p['message']}" for p in report["problems"]]
     if report["count"]:
         lines.append(format_report(report["count"]))
     elif report.get("totals_by_starter"):
         lines.append("Which card is the starter? The count by choice of starter:")
         lines += [f"  starter {t['starter']}: {t['total']}" for t in report["totals_by_starter"]]
         lines.append("Name it with --starter to count it.")
-    elif any(problem.startswith(MORE_IN_VIEW) for problem in report["problems"]):
+    elif any(problem["code"] == MORE_IN_VIEW for problem in report["problems"]):
         lines.append("Not counted: which of the cards in view make the hand is a guess (count "
                      "them with cribcam count CARD ... --starter CARD)")
     elif report["starter"] is None and len(report["cards"]) == report["expected"]:  # --hand-only

@@ -48,7 +48,7 @@ import numpy as np
 
 from cribcam.scoring.cards import CARD_CODES, RED_SUITS
 from cribcam.vision.detections import Detections, holds, overlap_of_smaller
-from cribcam.vision.reading import MORE_IN_VIEW, SeenCard
+from cribcam.vision.reading import DUPLICATE_CARD, MAYBE_ONE_CARD, MORE_IN_VIEW, Problem, SeenCard
 
 # Opposite corners of one card lie this many index-box sizes apart (centre to centre); two
 # cards' corners in a fan or a row lie closer. Measured on rendered decks: 3.5 to 9.
@@ -79,7 +79,7 @@ class _Card:
 
 def cards_from_corners(found: Detections, conf: float = 0.25, expected: int | None = None,
                        index_like: np.ndarray | None = None, at_most: bool = False
-                       ) -> tuple[list[SeenCard], list[str]]:
+                       ) -> tuple[list[SeenCard], list[Problem]]:
     """Decides which cards the corner boxes show.
 
     Args:
@@ -114,7 +114,7 @@ def cards_from_corners(found: Detections, conf: float = 0.25, expected: int | No
     return seen, problems
 
 
-def _assign(found: Detections, boxes: np.ndarray) -> tuple[list[_Card], list[str]]:
+def _assign(found: Detections, boxes: np.ndarray) -> tuple[list[_Card], list[Problem]]:
     order = boxes[np.argsort(-found.confidence[boxes])]
     by_class: dict[int, _Card] = {}
     problems = []
@@ -136,8 +136,8 @@ def _assign(found: Detections, boxes: np.ndarray) -> tuple[list[_Card], list[str
             free = next((int(c) for c in ranked[1:] if int(c) not in by_class
                          and found.scores[box, c] >= CLASS_FLOOR), None)
             if free is not None:  # said only when both readings became cards
-                problems.append(f"two {CARD_CODES[first]} seen: only one can be in a deck; "
-                                f"check the {CARD_CODES[free]}")
+                problems.append(Problem(DUPLICATE_CARD, f"two {CARD_CODES[first]} seen: only one can be in a deck; "
+                                                        f"check the {CARD_CODES[free]}"))
                 by_class[free] = _Card(free, [box], guessed=True)
     return list(by_class.values()), problems
 
@@ -230,19 +230,20 @@ def _read_surely(card: _Card, found: Detections, others: list[_Card]) -> bool:
     return not all(holds(faces, found.centers[box]).any() for box in card.boxes)
 
 
-def _more_than_expected(expected: int, left_out: list[str]) -> str:
+def _more_than_expected(expected: int, left_out: list[str]) -> Problem:
     """The problem of cards read surely beyond the count: which, or how many. (Not how many
     cards are in view: of a spread of 25, a count of 5 leaves most out unsurely, as one corner
     among others' faces.)"""
     if len(left_out) > MORE_NAMED:
         # Only the cards read surely are counted: more may lie in view, read as one corner
         # among others' faces, and a number said as all of them would be wrong (issue 45).
-        return (f"{MORE_IN_VIEW} {expected} expected: {len(left_out)} read surely "
-                f"were left out; "
-                f"photograph only the cards to count, or fix the misread ones")
+        return Problem(MORE_IN_VIEW, f"more cards in view than the {expected} expected: {len(left_out)} read "
+                                     f"surely were left out; photograph only the cards to count, or fix the "
+                                     f"misread ones")
     named = " and the ".join(sorted(left_out))
-    return (f"{MORE_IN_VIEW} {expected} expected: the {named} "
-            f"{'was' if len(left_out) == 1 else 'were'} left out; take away the extra cards or fix the misread ones")
+    return Problem(MORE_IN_VIEW, f"more cards in view than the {expected} expected: the {named} "
+                                 f"{'was' if len(left_out) == 1 else 'were'} left out; take away the extra cards "
+                                 f"or fix the misread ones")
 
 
 def _merge_lone_flip(cards: list[_Card], found: Detections) -> None:
@@ -254,7 +255,7 @@ def _merge_lone_flip(cards: list[_Card], found: Detections) -> None:
         _merge(cards, found, *pair)
 
 
-def _doubt_flips(cards: list[_Card], found: Detections) -> list[str]:
+def _doubt_flips(cards: list[_Card], found: Detections) -> list[Problem]:
     """Marks to check the less supported of two cards of one rank and colour, each read from
     one corner, that lie a card's corners apart: one card whose corners disagree on the suit,
     or two cards. Under a count that is only the most a photo holds, nothing tells (a deal of
@@ -267,8 +268,9 @@ def _doubt_flips(cards: list[_Card], found: Detections) -> list[str]:
         keep, doubt = pair
         if (CARD_CODES[keep.class_id][1] in RED_SUITS) == (CARD_CODES[doubt.class_id][1] in RED_SUITS):
             doubt.guessed = True
-            problems.append(f"the {CARD_CODES[keep.class_id]} and the {CARD_CODES[doubt.class_id]} may be one "
-                            f"card's two corners: check the {CARD_CODES[doubt.class_id]}")
+            problems.append(Problem(MAYBE_ONE_CARD, f"the {CARD_CODES[keep.class_id]} and the "
+                                                    f"{CARD_CODES[doubt.class_id]} may be one card's two corners: "
+                                                    f"check the {CARD_CODES[doubt.class_id]}"))
         singles = [card for card in singles if card is not keep and card is not doubt]
     return problems
 

@@ -20,7 +20,8 @@ from cribcam.vision.detections import NUM_CLASSES, Detections, box_iou, holds, s
 from cribcam.vision.finder import IndexFinder
 from cribcam.vision.models import ModelMissingError, model_files, rank_reader_file
 from cribcam.vision.rank_reader import RankReader, with_rank_opinion
-from cribcam.vision.reading import GUESSED, STARTER_UNKNOWN, Reading, SeenCard
+from cribcam.vision.reading import (CARD_UNREADABLE, CARDS_MISSING, GUESSED, IMAGE_TOO_SMALL, IMAGE_UNREADABLE,
+                                    NO_CARDS, PARTLY_IN_PHOTO, STARTER_UNKNOWN, Problem, Reading, SeenCard)
 from cribcam.vision.starter import find_starter
 
 MAX_SIDE = 1920  # larger photos are scaled down first: phone photos are 4000 px and more
@@ -238,7 +239,7 @@ class CardReader:
         return (seen, decided) if decided[0] else None
 
     def _decide(self, found: Detections, index_score: np.ndarray, no_index: np.ndarray, expected: int | None,
-                starter: bool) -> tuple[list[SeenCard], list[str], np.ndarray]:
+                starter: bool) -> tuple[list[SeenCard], list[Problem], np.ndarray]:
         """The cards of ``detect``'s boxes (``cards_from_corners``), their problems, and which
         boxes look like an index (an unread one is a card that could not be read)."""
         index_like = (index_score >= UNREADABLE_FINDER) & (no_index < UNREADABLE_NONE)
@@ -258,12 +259,13 @@ class CardReader:
                 the discard advisor reads; fewer than ``expected`` is then a smaller deal).
         """
         if image is None or not isinstance(image, np.ndarray) or image.size == 0:
-            return Reading(problems=("the image could not be read: send a JPEG or PNG photo",))
+            return Reading(problems=(Problem(IMAGE_UNREADABLE,
+                                             "the image could not be read: send a JPEG or PNG photo"),))
         image = _as_bgr(image)
         height, width = image.shape[:2]
         if min(height, width) < MIN_SIDE:
-            return Reading(problems=(f"the image is only {width}x{height} pixels: "
-                                     f"take a photo with the cards filling more of it",),
+            return Reading(problems=(Problem(IMAGE_TOO_SMALL, f"the image is only {width}x{height} pixels: "
+                                                              f"take a photo with the cards filling more of it"),),
                            width=width, height=height)
         quick = self._quick_look(image, expected, starter)
         whole = found, index_score, no_index = quick[0] if quick else self.detect(image)
@@ -283,8 +285,9 @@ class CardReader:
         guesses = [card for card in cards if card.guessed]  # questions for the player, not cards
         cards = [card for card in cards if not card.guessed]
         cards, cut_off = _cut_off(cards, width, height)
-        problems += [f"the {seen.card} {_where(seen.boxes[0], width, height)} is only partly in the photo: "
-                     f"check that it is one of the cards, or leave it out" for seen in cut_off]
+        problems += [Problem(PARTLY_IN_PHOTO, f"the {seen.card} {_where(seen.boxes[0], width, height)} is only "
+                                              f"partly in the photo: check that it is one of the cards, "
+                                              f"or leave it out") for seen in cut_off]
         guess = find_starter(cards) if starter else None
         problems += _count_problems(cards, expected, guess, starter, guesses)
         return Reading(tuple(cards), guess, tuple(dict.fromkeys(problems)), width, height,
@@ -341,27 +344,29 @@ def _marks(weak: Detections, cards: list[SeenCard]) -> np.ndarray:
     return weak.xyxy[(apart >= MARK_APART) & ~inside]
 
 
-def _unreadable(box, width: int, height: int) -> str:
+def _unreadable(box, width: int, height: int) -> Problem:
     """The problem of a mark that could not be read, said by where it lies."""
     where = _where(box, width, height)
     advice = "; move it into view" if "edge" in where else "; turn it face up or into the light"
-    return f"the card {where} could not be read{advice}"
+    return Problem(CARD_UNREADABLE, f"the card {where} could not be read{advice}")
 
 
 def _count_problems(cards: list[SeenCard], expected: int | None, starter: str | None,
-                    with_starter: bool = True, guesses: list[SeenCard] = ()) -> list[str]:
+                    with_starter: bool = True, guesses: list[SeenCard] = ()) -> list[Problem]:
     if not cards and not guesses:
-        return ["no cards found: lay the cards face up with their corners in view"]
+        return [Problem(NO_CARDS, "no cards found: lay the cards face up with their corners in view")]
     problems = []
     if expected is not None and len(cards) < expected and with_starter:
         missing = expected - len(cards)
-        problems.append(f"{counted(len(cards), 'card')} read but {expected} expected: "
-                        f"{missing} {'is' if missing == 1 else 'are'} missing or hidden; "
-                        f"make sure a corner of every card shows")
+        problems.append(Problem(CARDS_MISSING, f"{counted(len(cards), 'card')} read but {expected} expected: "
+                                               f"{missing} {'is' if missing == 1 else 'are'} missing or hidden; "
+                                               f"make sure a corner of every card shows"))
     if guesses:
         named = " and the ".join(seen.card for seen in guesses)
-        problems.append(f"{GUESSED}: the {named}? Name {'it' if len(guesses) == 1 else 'them'} "
-                        f"to count {'it' if len(guesses) == 1 else 'them'}")
+        problems.append(Problem(GUESSED, f"a card could only be guessed: the {named}? "
+                                         f"Name {'it' if len(guesses) == 1 else 'them'} "
+                                         f"to count {'it' if len(guesses) == 1 else 'them'}"))
     if with_starter and starter is None and len(cards) >= 3:
-        problems.append(f"{STARTER_UNKNOWN}: set it a little apart, or name it")
+        problems.append(Problem(STARTER_UNKNOWN, "could not tell which card is the starter: "
+                                                 "set it a little apart, or name it"))
     return problems

@@ -4,12 +4,52 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-STARTER_UNKNOWN = "could not tell which card is the starter"  # how that problem begins
-GUESSED = "a card could only be guessed"  # how the problem that names the guesses begins
-# How the problem of cards read surely beyond the number the photo should hold begins: which
-# of them make the hand is a guess, so they are not counted (vision.report.reading_report).
-MORE_IN_VIEW = "more cards in view than the"
-HAND_ONLY_HINT = "if the photo holds the hand alone, its starter to come"  # one card short
+# The kinds of problem a reading can have. A page or a script keys on these codes, never on
+# a message's words, so a message can be reworded without changing what a page does; the
+# codes web/static/*.js keys on must be among them (tests/web/test_problem_codes.py).
+IMAGE_UNREADABLE = "image_unreadable"  # no image in the bytes sent
+IMAGE_TOO_SMALL = "image_too_small"
+NO_CARDS = "no_cards"
+CARDS_MISSING = "cards_missing"  # fewer cards read than the photo should hold
+# Cards read surely beyond the number the photo should hold: which of them make the hand is
+# a guess, so they are not counted (vision.report.reading_report).
+MORE_IN_VIEW = "more_in_view"
+DUPLICATE_CARD = "duplicate_card"  # one card read twice, in two places
+MAYBE_ONE_CARD = "maybe_one_card"  # two cards read that may be one card's two corners
+CARD_UNREADABLE = "card_unreadable"  # a mark like a card's corner, no card read from it
+PARTLY_IN_PHOTO = "partly_in_photo"  # a card the photo's edge cuts
+GUESSED = "guessed"  # the cards filled in for ones the photo should hold: never counted
+STARTER_UNKNOWN = "starter_unknown"  # says nothing of the cards
+HAND_ONLY_HINT = "hand_only_hint"  # one card short, as a photo of the hand alone is
+CANNOT_COUNT = "cannot_count"  # the cards read make no hand
+CHECK_CARDS = "check_cards"  # unsure cards the count depends on
+PROBLEM_CODES = frozenset({IMAGE_UNREADABLE, IMAGE_TOO_SMALL, NO_CARDS, CARDS_MISSING, MORE_IN_VIEW,
+                           DUPLICATE_CARD, MAYBE_ONE_CARD, CARD_UNREADABLE, PARTLY_IN_PHOTO, GUESSED,
+                           STARTER_UNKNOWN, HAND_ONLY_HINT, CANNOT_COUNT, CHECK_CARDS})
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem of a reading: ``code``, one of ``PROBLEM_CODES``, says what kind it is;
+    ``message`` says it to the player ("two 7H seen: ...")."""
+
+    code: str
+    message: str
+
+    def __post_init__(self):
+        if self.code not in PROBLEM_CODES:
+            raise ValueError(f"no such problem code: {self.code!r}")
+
+    def as_dict(self) -> dict:
+        return {"code": self.code, "message": self.message}
+
+
+def problems_json(problems) -> dict:
+    """The ``"problems"`` of an answer, and its ``"problem_messages"``: the messages alone, as
+    ``"problems"`` answered before problems had codes, kept for the scripts written then;
+    deprecated, gone in 0.2.0 (web/static/api.txt says so)."""
+    return {"problems": [problem.as_dict() for problem in problems],
+            "problem_messages": [problem.message for problem in problems]}
 
 
 @dataclass(frozen=True)
@@ -54,14 +94,14 @@ class Reading:
         guesses: cards filled in to reach the number the photo should hold, left to right
             (``SeenCard.guessed``): questions for the player, not counted, never the starter.
         starter: the code of the card taken for the starter, or None when the layout does not say.
-        problems: plain-language problems for the player ("two 7H seen: ...").
+        problems: what the player should know of it, each a ``Problem``.
         width: the image width in pixels (0 when the image could not be read).
         height: the image height in pixels.
     """
 
     cards: tuple[SeenCard, ...] = ()
     starter: str | None = None
-    problems: tuple[str, ...] = ()
+    problems: tuple[Problem, ...] = ()
     width: int = 0
     height: int = 0
     unreadable_boxes: tuple[tuple[float, float, float, float], ...] = field(default=(), repr=False)
@@ -82,10 +122,10 @@ class Reading:
         guess, or a problem other than not knowing the starter (which says nothing of the
         cards)."""
         return (any(seen.unsure for seen in self.cards) or bool(self.guesses)
-                or any(not problem.startswith(STARTER_UNKNOWN) for problem in self.problems))
+                or any(problem.code != STARTER_UNKNOWN for problem in self.problems))
 
     def as_dict(self) -> dict:
         return {"cards": [seen.as_dict() for seen in self.cards],
                 "guesses": [seen.as_dict() for seen in self.guesses], "starter": self.starter,
-                "problems": list(self.problems), "width": self.width, "height": self.height,
+                **problems_json(self.problems), "width": self.width, "height": self.height,
                 "unreadable": len(self.unreadable_boxes)}

@@ -6,7 +6,8 @@ from dataclasses import replace
 
 from cribcam.scoring import CardError, parse_card, rules, score_hand
 from cribcam.scoring.report import count_report
-from cribcam.vision.reading import HAND_ONLY_HINT, MORE_IN_VIEW, STARTER_UNKNOWN, Reading
+from cribcam.vision.reading import (CANNOT_COUNT, CHECK_CARDS, HAND_ONLY_HINT, MORE_IN_VIEW, STARTER_UNKNOWN, Problem,
+                                    Reading, problems_json)
 
 
 def expected_cards(variant: str = rules.DEFAULT_VARIANT, crib: bool = False) -> int:
@@ -36,7 +37,7 @@ def read_to_count(reader, image, variant: str = rules.DEFAULT_VARIANT, crib: boo
             return reading
     alone = reader.read(image, expected=expected - 1)
     return replace(alone, starter=None,
-                   problems=tuple(p for p in alone.problems if not p.startswith(STARTER_UNKNOWN)))
+                   problems=tuple(p for p in alone.problems if p.code != STARTER_UNKNOWN))
 
 
 def read_deal(reader, image, variant: str = rules.DEFAULT_VARIANT) -> Reading:
@@ -67,8 +68,9 @@ def reading_report(reading: Reading, starter: str | None = None, crib: bool = Fa
         hand_only: the photo holds the hand alone, the starter to come (``read_to_count``).
 
     Returns:
-        ``{"cards", "guesses", "starter", "problems", "expected", "count"}``: ``expected`` is
-        how many cards the photo should hold; ``count`` is the ``cribcam count --json`` record
+        ``{"cards", "guesses", "starter", "problems", "problem_messages", "expected", "count"}``
+        (the problems as ``reading.problems_json`` writes them): ``expected`` is how many
+        cards the photo should hold; ``count`` is the ``cribcam count --json`` record
         of the cards read (never of the guesses), or None when they make no hand, or when more
         cards were read surely than a hand holds (``MORE_IN_VIEW``: which make it is a guess); then, when
         only the starter is unknown, ``"totals_by_starter"`` lists the total for each choice of
@@ -76,34 +78,41 @@ def reading_report(reading: Reading, starter: str | None = None, crib: bool = Fa
     """
     record = reading.as_dict()
     record["expected"] = expected_cards(variant, crib) - hand_only
-    problems = record["problems"]
-    codes = reading.codes
-    chosen = parse_card(starter).code if starter else reading.starter
-    if starter:
-        problems[:] = [p for p in problems if not p.startswith(STARTER_UNKNOWN)]
-    record["starter"] = chosen
+    record["starter"] = parse_card(starter).code if starter else reading.starter
     record["count"] = None
-    if not (hand_only or starter) and len(codes) == record["expected"] - 1:
+    problems = [p for p in reading.problems if not (starter and p.code == STARTER_UNKNOWN)]
+    _count(record, reading, problems, crib, claim, variant, hand_only, named=bool(starter))
+    record.update(problems_json(problems))
+    return record
+
+
+def _count(record: dict, reading: Reading, problems: list[Problem], crib: bool, claim: int | None,
+           variant: str, hand_only: bool, named: bool) -> None:
+    """Sets ``reading_report``'s count (or totals by starter) in its record, and adds the
+    problems of counting to ``problems``; ``named``: the player named the starter."""
+    codes = reading.codes
+    chosen = record["starter"]
+    if not (hand_only or named) and len(codes) == record["expected"] - 1:
         # One card short, as a photo of the hand alone is: the way to say so (issue 45).
-        problems.append(f"{HAND_ONLY_HINT}: tick “The hand only” on the photo page, or read it with "
-                        f"--hand-only, and name the starter")
-    if any(problem.startswith(MORE_IN_VIEW) for problem in problems):
-        return record  # which of the cards in view make the hand is a guess: no total of it
+        problems.append(Problem(HAND_ONLY_HINT, "if the photo holds the hand alone, its starter to come: tick "
+                                                "“The hand only” on the photo page, or read it with --hand-only, "
+                                                "and name the starter"))
+    if any(problem.code == MORE_IN_VIEW for problem in problems):
+        return  # which of the cards in view make the hand is a guess: no total of it
     if chosen is None:
         if len(codes) == record["expected"] and not hand_only:  # one of them is the starter
             record["totals_by_starter"] = _totals_by_starter(codes, crib, variant)
-        return record
+        return
     hand = [code for code in codes if code != chosen]
     try:
         record["count"] = count_report(score_hand(hand, chosen, crib, variant), claim)
     except CardError as exc:
-        problems.append(f"cannot count: {exc}")
-        return record
+        problems.append(Problem(CANNOT_COUNT, f"cannot count: {exc}"))
+        return
     unsure = [seen.card for seen in reading.cards if seen.unsure]
     if unsure:
-        problems.append(f"check the {' and the '.join(unsure)}: the reader is not sure of "
-                        f"{'it' if len(unsure) == 1 else 'them'}, and the count depends on it")
-    return record
+        problems.append(Problem(CHECK_CARDS, f"check the {' and the '.join(unsure)}: the reader is not sure of "
+                                             f"{'it' if len(unsure) == 1 else 'them'}, and the count depends on it"))
 
 
 def _totals_by_starter(codes: list[str], crib: bool, variant: str) -> list[dict]:

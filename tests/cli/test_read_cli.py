@@ -125,11 +125,15 @@ def test_a_card_in_view_beyond_a_count_given_is_said(shipped_models):
                    "--model", str(shipped_models))
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0].startswith("Cards read: AC (")
-    assert ("Problem: more cards in view than the 4 expected: the QS (taken for another corner "
-            "of the QH) was left out; take away the extra cards or fix the misread ones"
-            ) in done.stdout.splitlines()
+    said = ("more cards in view than the 4 expected: the QS (taken for another corner of the QH) was left out; "
+            "take away the extra cards or fix the misread ones")
+    assert f"Problem: {said}" in done.stdout.splitlines()
     # which four make the crib is a guess: not counted (issue 45)
     assert done.stdout.splitlines()[-1].startswith("Not counted: which of the cards in view make the hand")
+    # --json: the same problem, with its code
+    answer = json.loads(cribcam("read", str(PHOTO), "--starter", "5D", "--crib", "--variant", "five-card",
+                                "--model", str(shipped_models), "--json").stdout)
+    assert {"code": "more_in_view", "message": said} in answer["problems"] and said in answer["problem_messages"]
 
 
 def test_a_photo_of_the_hand_only_is_read_as_the_hand_and_waits_for_its_starter(shipped_models):

@@ -6,6 +6,7 @@ import pytest
 from cribcam.scoring import CARD_CODES
 from cribcam.vision.corners import cards_from_corners
 from cribcam.vision.detections import Detections, suppress
+from cribcam.vision.reading import DUPLICATE_CARD, MAYBE_ONE_CARD, MORE_IN_VIEW, Problem
 
 BOX = 40  # index box size in pixels; a card's opposite corners lie ~6 boxes apart
 
@@ -82,7 +83,7 @@ def test_the_same_card_twice_in_impossible_places_is_a_problem():
     cards, problems = cards_from_corners(found)
     assert [c.card for c in cards] == ["7H", "7D"]
     assert [c.unsure for c in cards] == [False, True]
-    assert problems == ["two 7H seen: only one can be in a deck; check the 7D"]
+    assert problems == [Problem(DUPLICATE_CARD, "two 7H seen: only one can be in a deck; check the 7D")]
 
 
 def test_a_box_overlapping_a_read_index_is_that_index_again_not_another_card():
@@ -124,14 +125,14 @@ def test_a_card_read_surely_beyond_the_count_is_said_and_keeps_its_corners():
     cards, problems = cards_from_corners(detections(*hand), expected=5)
     assert [c.card for c in cards] == ["5C", "6C", "7C", "8C", "KH"]
     assert [len(c.boxes) for c in cards] == [2, 2, 2, 2, 2]
-    assert problems == ["more cards in view than the 5 expected: the 6S was left out; "
-                        "take away the extra cards or fix the misread ones"]
+    assert problems == [Problem(MORE_IN_VIEW, "more cards in view than the 5 expected: the 6S was left out; "
+                                              "take away the extra cards or fix the misread ones")]
     # A spread: past three cards they are counted, not named.
     spread = [box for i, code in enumerate(["2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D"])
               for box in card(100 + 300 * i, 100, code, 0.9 - 0.01 * i)]
     _, problems = cards_from_corners(detections(*spread), expected=4)
-    assert problems == ["more cards in view than the 4 expected: 4 read surely were left "
-                        "out; photograph only the cards to count, or fix the misread ones"]
+    assert problems == [Problem(MORE_IN_VIEW, "more cards in view than the 4 expected: 4 read surely were left "
+                                              "out; photograph only the cards to count, or fix the misread ones")]
 
 
 def test_two_cards_of_one_rank_and_colour_a_cards_corners_apart_are_asked_about():
@@ -140,7 +141,7 @@ def test_two_cards_of_one_rank_and_colour_a_cards_corners_apart_are_asked_about(
             (1300, 100, {"KC": 0.9}), (1450, 320, {"KS": 0.85})]
     cards, problems = cards_from_corners(detections(*deal), expected=6, at_most=True)
     assert [(c.card, c.unsure) for c in cards if c.card[0] == "K"] == [("KC", False), ("KS", True)]
-    assert problems == ["the KC and the KS may be one card's two corners: check the KS"]
+    assert problems == [Problem(MAYBE_ONE_CARD, "the KC and the KS may be one card's two corners: check the KS")]
     # A count met exactly says they are two cards (a hand of six, each counted).
     assert cards_from_corners(detections(*deal), expected=6)[1] == []
     # Of two colours, or each read from both corners, they are two cards: nothing is asked.

@@ -5,24 +5,30 @@ import numpy as np
 import pytest
 
 from cribcam.vision import CardReader, ModelMissingError
+from cribcam.vision.reading import (CARDS_MISSING, GUESSED, IMAGE_TOO_SMALL, IMAGE_UNREADABLE, NO_CARDS, PARTLY_IN_PHOTO,
+                                    STARTER_UNKNOWN, Problem)
+
+NO_CARDS_FOUND = Problem(NO_CARDS, "no cards found: lay the cards face up with their corners in view")
 
 
 @pytest.mark.parametrize("image", [None, np.zeros((0, 0, 3), np.uint8), "not an image"])
 def test_unreadable_input_is_a_problem_not_an_exception(reader, image):
     reading = reader.read(image)
-    assert reading.cards == () and "could not be read" in reading.problems[0]
+    assert reading.cards == () and reading.problems == (
+        Problem(IMAGE_UNREADABLE, "the image could not be read: send a JPEG or PNG photo"),)
 
 
 def test_tiny_image(reader):
     reading = reader.read(np.zeros((1, 1, 3), np.uint8))
-    assert reading.cards == () and "only 1x1 pixels" in reading.problems[0]
+    assert reading.cards == () and reading.problems == (
+        Problem(IMAGE_TOO_SMALL, "the image is only 1x1 pixels: take a photo with the cards filling more of it"),)
 
 
 def test_blank_table_has_no_cards(reader):
     table = np.full((480, 640, 3), (40, 110, 40), np.uint8)  # green felt, nothing on it
     reading = reader.read(table, expected=5)
     assert reading.cards == ()
-    assert any("no cards found" in p for p in reading.problems)
+    assert NO_CARDS_FOUND in reading.problems
 
 
 def test_only_card_backs_is_a_problem_not_a_hand(reader):
@@ -38,7 +44,7 @@ def test_only_card_backs_is_a_problem_not_a_hand(reader):
         table[200:200 + h, x:x + w] = back
     reading = reader.read(table, expected=5)
     assert reading.cards == ()
-    assert any("no cards found" in p for p in reading.problems)
+    assert NO_CARDS_FOUND in reading.problems
 
 
 def test_grayscale_and_alpha_images_are_accepted(reader, real_photos):
@@ -75,10 +81,12 @@ def test_a_deal_has_no_starter_and_fewer_cards_is_no_problem(reader):
     photo = cv2.imread(str(Path(__file__).parents[1] / "data" / "photos" / "webcam-5-cards.jpg"))
     deal = reader.read(photo, expected=6, starter=False)
     assert deal.starter is None
-    assert not any("starter" in p or "expected" in p for p in deal.problems), deal.problems
+    assert not {p.code for p in deal.problems} & {STARTER_UNKNOWN, CARDS_MISSING}, deal.problems
     # The same photo as a hand with its starter: one card short, and a starter to tell.
     hand = reader.read(photo, expected=len(deal.cards) + 1)
-    assert any(f"{len(hand.cards)} cards read but {len(deal.cards) + 1} expected" in p for p in hand.problems)
+    assert any(p.code == CARDS_MISSING and p.message.startswith(f"{len(hand.cards)} cards read but "
+                                                                 f"{len(deal.cards) + 1} expected")
+               for p in hand.problems)
 
 
 def test_one_card_read_of_five_is_said_in_the_singular():
@@ -86,18 +94,20 @@ def test_one_card_read_of_five_is_said_in_the_singular():
     from cribcam.vision.reading import SeenCard
 
     problems = _count_problems([SeenCard("3C", 0.9, ((0, 0, 10, 20),))], 5, None)
-    assert problems[0].startswith("1 card read but 5 expected: 4 are missing or hidden")
+    assert problems == [Problem(CARDS_MISSING, "1 card read but 5 expected: 4 are missing or hidden; "
+                                               "make sure a corner of every card shows")]
 
 
 def test_a_guess_is_named_as_a_question_beside_the_cards_missing():
     from cribcam.vision.reader import _count_problems
-    from cribcam.vision.reading import GUESSED, SeenCard
+    from cribcam.vision.reading import SeenCard
 
     four = [SeenCard(code, 0.9, ((40 * i, 0, 40 * i + 10, 20),)) for i, code in enumerate(["3C", "4C", "5C", "6C"])]
     guess = SeenCard("JS", 0.44, ((400, 0, 410, 20),), unsure=True, guessed=True)
     problems = _count_problems(four, 5, "6C", guesses=[guess])
-    assert problems[0].startswith("4 cards read but 5 expected")
-    assert problems[1] == f"{GUESSED}: the JS? Name it to count it"
+    assert [p.code for p in problems] == [CARDS_MISSING, GUESSED]
+    assert problems[0].message.startswith("4 cards read but 5 expected")
+    assert problems[1].message == "a card could only be guessed: the JS? Name it to count it"
 
 
 def test_a_card_the_photo_cuts_off_beside_a_card_alone_is_unsure_and_said(shipped_models, real_photos):
@@ -108,7 +118,8 @@ def test_a_card_the_photo_cuts_off_beside_a_card_alone_is_unsure_and_said(shippe
     by_card = {seen.card: seen for seen in reading.cards}
     assert set(by_card) == {"4C", "AS"}
     assert not by_card["4C"].unsure and by_card["AS"].unsure
-    assert any(p.startswith("the AS at the bottom edge is only partly in the photo") for p in reading.problems)
+    assert Problem(PARTLY_IN_PHOTO, "the AS at the bottom edge is only partly in the photo: check that it is "
+                                    "one of the cards, or leave it out") in reading.problems
     # The photo without the strip the ace shows in: the 4C alone, nothing said.
     alone = reader.read(np.ascontiguousarray(photo[:int(min(by_card["AS"].boxes[0][1], photo.shape[0]) - 5)]))
     assert [seen.card for seen in alone.cards] == ["4C"] and not alone.warns

@@ -11,7 +11,7 @@ import pytest
 
 from cribcam.vision import CardReader
 from cribcam.vision.corners import UNSURE_CONF
-from cribcam.vision.reading import GUESSED
+from cribcam.vision.reading import CHECK_CARDS, GUESSED, STARTER_UNKNOWN
 from cribcam.vision.report import reading_report
 
 # A held-out design whose indices the reader reads unsurely (datasets/samples, never trained on).
@@ -35,7 +35,8 @@ def test_cards_filled_in_are_guesses_asked_about_in_words_and_json(shipped_model
     guessed = [seen.card for seen in reading.guesses]
     assert guessed and all(seen.guessed and seen.unsure for seen in reading.guesses)
     assert not set(guessed) & set(reading.codes)
-    assert any(p.startswith(GUESSED) and all(code in p for code in guessed) for p in reading.problems)
+    assert any(p.code == GUESSED and p.message.startswith("a card could only be guessed: ")
+               and all(code in p.message for code in guessed) for p in reading.problems)
     result = subprocess.run([sys.executable, "-m", "cribcam", "read", str(PHOTO), "--model", str(shipped_models)],
                             capture_output=True, text=True, timeout=300, check=True)
     line = next(line for line in result.stdout.splitlines() if line.startswith("Guessed, not counted: "))
@@ -48,14 +49,14 @@ def test_the_count_names_the_cards_to_check(reading):
     report = reading_report(reading, starter=starter, variant="five-card")
     assert report["count"] is not None
     unsure = [c["card"] for c in report["cards"] if c["unsure"]]
-    check = [p for p in report["problems"] if p.startswith("check the")]
-    assert len(check) == 1 and all(code in check[0] for code in unsure)
+    check = [p["message"] for p in report["problems"] if p["code"] == CHECK_CARDS]
+    assert len(check) == 1 and check[0].startswith("check the ") and all(code in check[0] for code in unsure)
 
 
 def test_a_named_starter_clears_the_starter_problem(reading):
-    assert any("starter" in p for p in reading.problems) or reading.starter is not None
+    assert STARTER_UNKNOWN in [p.code for p in reading.problems] or reading.starter is not None
     report = reading_report(reading, starter=reading.codes[0])
-    assert not any(p.startswith("could not tell which card is the starter") for p in report["problems"])
+    assert STARTER_UNKNOWN not in [p["code"] for p in report["problems"]]
 
 
 def test_cribcam_read_marks_unsure_cards(shipped_models, reading):

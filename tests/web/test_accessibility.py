@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from cribcam.scoring import score_hand
+from cribcam.vision.reading import STARTER_UNKNOWN, Problem
 from cribcam.web import create_app
 
 from browsing import DESKTOP, PHONE, Page, expect, sync_api
@@ -290,7 +291,8 @@ def test_the_picker_gives_the_focus_back_to_the_card_changed_or_in_the_place_of_
 
 def test_choosing_the_starter_of_a_photo_leaves_the_focus_on_the_starter(open_tab):
     reader = StubReader(cards=["AS", "QH", "KC", "AC", "QC"],
-                        problems=["could not tell which card is the starter: set it a little apart, or name it"])
+                        problems=[Problem(STARTER_UNKNOWN, "could not tell which card is the starter: set it "
+                                                           "a little apart, or name it")])
     page = open_tab("/", DESKTOP, reader=reader).page
     page.set_input_files("#file-input", str(DATA / "webcam-5-cards.jpg"))
     page.focus('#starter-choice-buttons button[data-starter="QC"]')

@@ -5,6 +5,7 @@ options; photograph the deal. Screenshots go to test-artifacts/web/ (look at the
 from __future__ import annotations
 
 from cribcam.scoring.discard import advise
+from cribcam.vision.reading import MAYBE_ONE_CARD, Problem
 from cribcam.web import create_app
 
 from browsing import PHONE, expect
@@ -112,11 +113,13 @@ def test_bad_typing_and_a_photo_without_a_model_say_what_is_wrong(open_page):
 
 
 def test_cards_read_from_a_photo_are_advised(open_page):
-    tab = open_page(create_app({"TESTING": True}, reader=StubReader(cards=DEAL)))
+    doubt = Problem(MAYBE_ONE_CARD, "the QS and the KS may be one card's two corners: check the KS")
+    tab = open_page(create_app({"TESTING": True}, reader=StubReader(cards=DEAL, problems=[doubt])))
     page = tab.page
     goto_discard(tab)
     page.set_input_files("#photo-input", str(DATA / "webcam-5-cards.jpg"))
     expect(page.locator("#photo-status")).to_contain_text("6 cards read")
+    expect(page.locator("#photo-status")).to_contain_text("The QS and the KS may be one card's two corners")
     expect_options(page, advise(DEAL, dealer=True))
     tab.shot("discard-03-photo-desktop")
 

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from cribcam.scoring import score_hand
+from cribcam.vision.reading import CARDS_MISSING, CHECK_CARDS, GUESSED, MORE_IN_VIEW, STARTER_UNKNOWN, Problem
 from cribcam.web import create_app
 
 from image_tools import png_bomb, with_exif_orientation
@@ -26,6 +27,9 @@ from webtools import ARTIFACTS, DATA, LABELS, StubReader, encode
 sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (the test extra)")
 
 from browsing import PHONE, SHOTS, expect  # noqa: E402 (after the check for Playwright)
+
+STARTER_NOT_TOLD = Problem(STARTER_UNKNOWN,
+                           "could not tell which card is the starter: set it a little apart, or name it")
 
 # --- helpers: what a player does ---------------------------------------------------------
 
@@ -384,8 +388,7 @@ def test_a_file_that_is_not_a_photo_is_explained(open_page):
 def test_photo_read_then_fixed_then_claimed(open_page):
     # A reading with one card misread (QC for the QS) and no starter found.
     reader = StubReader(cards=["AS", "QH", "KC", "AC", "QC"],
-                        problems=["could not tell which card is the starter: set it a little "
-                                  "apart, or name it"])
+                        problems=[STARTER_NOT_TOLD])
     tab = open_page(create_app({"TESTING": True}, reader=reader))
     page = tab.page
     page.set_input_files("#camera-input", str(DATA / "webcam-5-cards.jpg"))
@@ -445,8 +448,9 @@ def test_on_a_phone_the_verdict_on_a_claim_shows_beside_the_photos_total(open_pa
 def test_a_photo_with_cards_beyond_the_hand_is_not_counted_until_the_cards_are_put_right(open_page):
     # The total of five of thirteen cards, which five a guess, was shown (issue 45).
     reader = StubReader(cards=["5H", "5C", "5S", "JD", "5D"],
-                        problems=["more cards in view than the 5 expected: 8 read surely were left out; "
-                                  "photograph only the cards to count, or fix the misread ones"])
+                        problems=[Problem(MORE_IN_VIEW, "more cards in view than the 5 expected: 8 read surely were "
+                                                        "left out; photograph only the cards to count, or fix the "
+                                                        "misread ones")])
     page = open_page(create_app({"TESTING": True}, reader=reader)).page
     page.set_input_files("#file-input", str(DATA / "webcam-5-cards.jpg"))
     not_counted = "Not counted: the photo shows more cards than the hand"
@@ -561,8 +565,7 @@ def test_a_deck_chosen_then_removed_goes_back_to_the_bundled_model(open_page, tm
 
 def test_counting_for_yourself_first_the_starter_buttons_keep_their_totals_until_the_claim(open_page):
     reader = StubReader(cards=["AS", "QH", "KC", "AC", "QC"],
-                        problems=["could not tell which card is the starter: set it a little "
-                                  "apart, or name it"])
+                        problems=[STARTER_NOT_TOLD])
     page = open_page(create_app({"TESTING": True}, reader=reader)).page
     page.check("#practice")
     page.set_input_files("#camera-input", str(DATA / "webcam-5-cards.jpg"))
@@ -577,8 +580,8 @@ def test_counting_for_yourself_first_the_starter_buttons_keep_their_totals_until
 
 def test_messages_go_with_their_cause_the_starter_chosen_a_card_fixed_a_claim_refused(open_page):
     reader = StubReader(cards=["AS", "QH", "KC", "AC", "JS"], unsure=["JS"],
-                        problems=["could not tell which card is the starter: set it a little apart, or name it",
-                                  "check the JS: the reader is not sure of it; tap it to fix it"])
+                        problems=[STARTER_NOT_TOLD,
+                                  Problem(CHECK_CARDS, "check the JS: the reader is not sure of it; tap it to fix it")])
     page = open_page(create_app({"TESTING": True}, reader=reader)).page
     page.set_input_files("#camera-input", str(DATA / "webcam-5-cards.jpg"))
     expect(page.locator("#photo-status")).to_have_text("5 cards read, 1 to check. Tap a card of the hand to fix it.")
@@ -646,8 +649,9 @@ def test_the_photo_status_says_what_was_read_and_that_the_cards_were_changed_sin
 # --- cards the reader could only guess (issue 31, point 2) --------------------------------------
 
 GUESSED_READER = dict(cards=["AS", "QH", "KC", "AC"], starter="AC", guesses=["JS"],
-                      problems=["4 cards read but 5 expected: 1 is missing or hidden; make sure a corner of every "
-                                "card shows", "a card could only be guessed: the JS? Name it to count it"])
+                      problems=[Problem(CARDS_MISSING, "4 cards read but 5 expected: 1 is missing or hidden; make "
+                                                       "sure a corner of every card shows"),
+                                Problem(GUESSED, "a card could only be guessed: the JS? Name it to count it")])
 
 
 def test_a_guess_is_a_question_not_counted_until_the_player_names_it(open_page):

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from cribcam.cli.main import main
+from cribcam.vision.reading import PARTLY_IN_PHOTO, Problem
 from cribcam.web import create_app
 
 from browsing import DESKTOP, PHONE, SHOTS, Page, expect
@@ -122,7 +123,9 @@ def test_a_short_game_reloaded_continued_and_undone(open_game):
 
 
 def test_a_crib_read_from_a_photo(open_game, tmp_path):
-    tab, app = open_game(reader=StubReader(cards=["4H", "6D", "4C", "6S"]))
+    cut = Problem(PARTLY_IN_PHOTO, "the 6S at the right edge is only partly in the photo: check that it is one of "
+                                   "the cards, or leave it out")
+    tab, app = open_game(reader=StubReader(cards=["4H", "6D", "4C", "6S"], problems=[cut]))
     client = app.test_client()
     game_id = client.post("/api/games", json={"players": ["Ann", "Bob"]}).get_json()["id"]
     for entry in ({"type": "deal", "starter": "5S"},
@@ -142,6 +145,7 @@ def test_a_crib_read_from_a_photo(open_game, tmp_path):
     page.set_input_files("#show-photo", files=[{"name": "crib.png", "mimeType": "image/png",
                                                 "buffer": PNG}])
     expect(page.locator("#show-cards")).to_have_value("4H 6D 4C 6S")
+    expect(page.locator("#photo-note")).to_have_text(cut.message)
     page.click("#show-form button[type=submit]")
     expect(page.locator("#sides .score").first).to_have_text("53")
     entry = client.get(f"/api/games/{game_id}/export").get_json()["entries"][-1]

@@ -8,7 +8,7 @@ import io
 
 import pytest
 
-from cribcam.vision.reading import STARTER_UNKNOWN
+from cribcam.vision.reading import STARTER_UNKNOWN, Problem
 
 
 def upload(client, data: bytes, **fields):
@@ -22,7 +22,8 @@ def test_a_photo_of_the_hand_only_is_read_as_the_hand_and_waits_for_its_starter(
         stub_reader, stub_client, photo_bytes, variant, crib, hand):
     stub_reader.cards = ["5H", "5C", "5S", "JD"][:hand]
     stub_reader.starter = "JD"  # what a reader may take for the starter among the hand's cards
-    stub_reader.problems = (f"{STARTER_UNKNOWN}: set it a little apart, or name it",)
+    stub_reader.problems = (Problem(STARTER_UNKNOWN, "could not tell which card is the starter: set it a little "
+                                                     "apart, or name it"),)
     answer = upload(stub_client, photo_bytes, hand_only="true", variant=variant, crib=crib).json
     assert stub_reader.calls[-1][1] == hand  # read as the hand's cards alone: no fifth to find
     assert [card["card"] for card in answer["cards"]] == stub_reader.cards

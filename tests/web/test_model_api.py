@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from cribcam.web import create_app
+from cribcam.vision.reading import CANNOT_COUNT, IMAGE_TOO_SMALL, NO_CARDS
 
 from webtools import DATA, LABELS, encode
 
@@ -57,7 +58,8 @@ def test_one_pixel_image_is_a_reading_with_a_problem(shipped_client):
     response = upload(shipped_client, encode(np.zeros((1, 1, 3), np.uint8), ".png"))
     assert response.status_code == 200
     assert response.json["cards"] == [] and response.json["count"] is None
-    assert "only 1x1 pixels" in response.json["problems"][0]
+    assert response.json["problems"] == [{"code": IMAGE_TOO_SMALL, "message": "the image is only 1x1 pixels: take a "
+                                                                        "photo with the cards filling more of it"}]
 
 
 def test_blank_and_noise_images_are_read_as_no_cards_and_say_why_there_is_no_count(shipped_client):
@@ -69,9 +71,10 @@ def test_blank_and_noise_images_are_read_as_no_cards_and_say_why_there_is_no_cou
         report = response.json
         assert (report["cards"], report["guesses"], report["count"]) == ([], [], None)
         assert report["problems"] == [
-            "no cards found: lay the cards face up with their corners in view",
-            "cannot count: a five-card cribbage hand needs 3 cards and a starter; 1 card given "
-            "(the starter alone)"]
+            {"code": NO_CARDS, "message": "no cards found: lay the cards face up with their corners in view"},
+            {"code": CANNOT_COUNT, "message": "cannot count: a five-card cribbage hand needs 3 cards and a starter; "
+                                              "1 card given (the starter alone)"}]
+        assert report["problem_messages"] == [p["message"] for p in report["problems"]]
 
 
 def test_big_photo_is_read(shipped_client):

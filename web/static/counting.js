@@ -46,15 +46,18 @@ export function redrawKeepingFocus(row, draw) {
   return at >= 0;
 }
 
-// How the reader's problems that the cards on screen can settle begin (cribcam/vision/reader.py,
-// reading.py, report.py).
-const STARTER_UNKNOWN = "could not tell which card is the starter";
-const CHECK_CARDS = "check the ";
-const GUESSED = "a card could only be guessed";
-const CANNOT_COUNT = "cannot count: ";
-const TOO_FEW_OR_MANY = / read but \d+ expected/;
-const MORE_IN_VIEW = "more cards in view than the"; // which of them make the hand is a guess
-const HAND_ONLY_HINT = "if the photo holds the hand alone"; // one card short: said once
+// The codes of the reader's problems that the cards on screen can settle: keyed on, never a
+// message's words (cribcam/vision/reading.py; tests/web/test_problem_codes.py checks each is
+// one of its PROBLEM_CODES).
+const PROBLEM = Object.freeze({
+  starterUnknown: "starter_unknown",
+  checkCards: "check_cards",
+  guessed: "guessed",
+  cannotCount: "cannot_count",
+  cardsMissing: "cards_missing",
+  moreInView: "more_in_view", // which of them make the hand is a guess
+  handOnlyHint: "hand_only_hint", // one card short: said once
+});
 const body = document.body;
 
 export const state = {
@@ -469,7 +472,7 @@ export function speak(text) {
 
 // ---- cards read from a photo or a camera ---------------------------------------------------
 
-let readingProblems = []; // the problems of the reading on screen
+let readingProblems = []; // the problems of the reading on screen: [{code, message}]
 let readingExpected = null; // how many cards its photo should hold
 
 // The reading's problems that still hold for the cards on screen: not "could not tell which
@@ -479,14 +482,14 @@ let readingExpected = null; // how many cards its photo should hold
 // read but 5 expected" once the chips hold as many as expected.
 function showProblems() {
   const onChips = state.hand.length + (state.starter ? 1 : 0);
-  const holding = readingProblems.filter((text) =>
-    !(state.starter && text.startsWith(STARTER_UNKNOWN)) && !text.startsWith(CHECK_CARDS)
-    && !text.startsWith(CANNOT_COUNT) && !(!state.guesses.length && text.startsWith(GUESSED))
-    && !(onChips === readingExpected && TOO_FEW_OR_MANY.test(text))
-    && !((state.starter || onChips >= readingExpected) && text.startsWith(HAND_ONLY_HINT)));
-  $("problems").replaceChildren(...holding.map((text) => {
+  const holding = readingProblems.filter(({ code }) =>
+    !(state.starter && code === PROBLEM.starterUnknown) && code !== PROBLEM.checkCards
+    && code !== PROBLEM.cannotCount && !(!state.guesses.length && code === PROBLEM.guessed)
+    && !(onChips === readingExpected && code === PROBLEM.cardsMissing)
+    && !((state.starter || onChips >= readingExpected) && code === PROBLEM.handOnlyHint));
+  $("problems").replaceChildren(...holding.map(({ message }) => {
     const li = document.createElement("li");
-    li.textContent = capitalise(text);
+    li.textContent = capitalise(message);
     return li;
   }));
   $("problems").hidden = !holding.length;
@@ -516,7 +519,7 @@ export function adoptReading(data, claimsTypedAtSend = claimEdits) {
   const codes = data.cards.map((c) => c.card);
   state.unsure = new Set(unsureCodes(data.cards));
   state.guesses = (data.guesses || []).map((c) => c.card);
-  state.leftOut = data.problems.some((text) => text.startsWith(MORE_IN_VIEW)) ? [...codes].sort().join(" ") : null;
+  state.leftOut = data.problems.some(({ code }) => code === PROBLEM.moreInView) ? [...codes].sort().join(" ") : null;
   state.starter = data.starter && codes.includes(data.starter) ? data.starter : null;
   state.hand = codes.filter((c) => c !== state.starter);
   if (!state.starter && data.totals_by_starter) {

@@ -226,7 +226,7 @@ async function readPhoto(file) {
   }
   deal.cards = data.cards.map((c) => c.card);
   const read = `${plural(deal.cards.length, "card")} read: check them, and tap one to take it back.`;
-  setPhotoStatus([read, ...data.problems.map(capitalise)].join(" "));
+  setPhotoStatus([read, ...data.problems.map(({ message }) => capitalise(message))].join(" "));
   $("typed-cards").value = "";
   cardsChanged();
 }

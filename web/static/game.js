@@ -296,7 +296,8 @@ async function readPhoto(input) {
   if (!ok) return;
   $("show-cards").value = data.cards.map((c) => c.card).filter((code) => code !== data.starter).join(" ");
   showSource = "photo";
-  $("photo-note").textContent = data.problems.length ? data.problems.join(" ") : "Check the cards read, then Show.";
+  $("photo-note").textContent = data.problems.length
+    ? data.problems.map(({ message }) => message).join(" ") : "Check the cards read, then Show.";
 }
 
 // Drops the last entry, or the one asked for if the entries after it still fit.
