@@ -102,7 +102,6 @@ def test_peg_prints_the_play():
     assert result.stdout.strip().endswith("Pegged: A 3, B 6")
 
 
-@pytest.mark.slow
 def test_stats_json_matches_published_figures():
     stats = json.loads(cribcam("stats", "--json").stdout)
     assert stats["hands"] == 12_994_800
