@@ -31,7 +31,7 @@ class StubReader:
     """Stands in for ``CardReader``: "reads" the given cards, laid out left to right; those in
     ``unsure`` as the reader reads a card it is not sure of (``"unsure": true``), and the
     ``unreadable`` boxes as marks where no card could be read, and the ``guesses`` after the
-    cards as cards it could only guess.
+    cards as cards it could only guess; its ``problems`` are ``Problem``s, as the reader's.
 
     It records each call, so tests can see what the API asked of it.
     """
