@@ -8,6 +8,7 @@ from pathlib import Path
 
 from cribcam.cli.decks import add_deck_option
 from cribcam.cli.main import UsageError
+from cribcam.cli.model import MODELS_HELP, add_model_option
 from cribcam.scoring import CardError, rules
 from cribcam.scoring.discard import advise
 from cribcam.scoring.discard_report import advice_report
@@ -25,9 +26,7 @@ def add_parser(subparsers) -> None:
                              "cribbage)")
     parser.add_argument("--photo", type=Path, metavar="FILE",
                         help="read the cards dealt from a photo of them instead")
-    parser.add_argument("--model", type=Path, metavar="DIR",
-                        help="with --photo: folder with finder.onnx and classifier.onnx (default: the "
-                             "bundled models)")
+    add_model_option(parser, help=f"with --photo: {MODELS_HELP}")
     add_deck_option(parser)
     whose = parser.add_mutually_exclusive_group()
     whose.add_argument("--dealer", dest="dealer", action="store_true", default=True,

@@ -8,7 +8,7 @@ from pathlib import Path
 from cribcam.cli.count import add_count_options, format_report
 from cribcam.cli.decks import add_deck_option
 from cribcam.cli.main import UsageError
-from cribcam.cli.model import PHOTO_FORMATS, open_reader, read_photo
+from cribcam.cli.model import PHOTO_FORMATS, add_model_option, open_reader, read_photo
 from cribcam.cli.output import output_folder
 from cribcam.vision.reading import MORE_IN_VIEW
 
@@ -27,8 +27,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--annotate", type=Path, metavar="OUT.png",
                         help="write a copy of the photo with the cards drawn on it, at most 1600 "
                              "pixels across: PNG, or JPEG for a .jpg or .jpeg name")
-    parser.add_argument("--model", type=Path, metavar="DIR",
-                        help="folder with finder.onnx and classifier.onnx (default: the bundled models)")
+    add_model_option(parser)
     add_deck_option(parser)
     parser.set_defaults(handler=run)
 
