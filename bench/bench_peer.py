@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from bench_reader import COUNT_HELP, PHOTOS, PHOTOS_HELP, bench_photos  # a sibling in bench/
+
 from cribcam.vision import CardReader
 from cribcam.vision.fast_runtime import openvino_forward
 from cribcam.vision.finder import letterbox

@@ -89,10 +89,10 @@ def main() -> None:
         if not (args.real / "labels-val.json").is_file():
             raise SystemExit(f"no real photos built at {args.real}: run `cribcam data real --out {args.real}`")
         photos = single_card_photos(args.real / "images" / "val", load_labels(args.real / "labels-val.json"))
-        write = lambda path, spec: write_photo_play_clip(path, spec, photos)  # noqa: E731
+        write = lambda path, spec: write_photo_play_clip(path, spec, photos)  # noqa: E731 (a one-line stand-in, named for what it stands for)
     else:
         decks = load_decks(split="heldout", progress=False)
-        write = lambda path, spec: write_play_clip(path, spec, decks)  # noqa: E731
+        write = lambda path, spec: write_play_clip(path, spec, decks)  # noqa: E731 (a one-line stand-in, named for what it stands for)
     reader = CardReader(args.model)
     folder = args.keep or Path(tempfile.mkdtemp(prefix="bench-play-"))
     results, per_frame = [], []

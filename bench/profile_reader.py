@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from bench_reader import COUNT_HELP, PHOTOS, PHOTOS_HELP, bench_photos  # a sibling in bench/
+
 from cribcam.vision import CardReader
 
 
@@ -48,7 +49,7 @@ def main() -> None:
     reader.classifier = timed(totals, counts, "classifier", reader.classifier)
     if reader.rank_reader is not None:
         reader.rank_reader = timed(totals, counts, "rank reader", reader.rank_reader)
-    for round_ in range(args.rounds):
+    for _ in range(args.rounds):
         totals.clear()
         counts.clear()
         start = time.perf_counter()

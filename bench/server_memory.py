@@ -32,8 +32,9 @@ from urllib.parse import urlsplit
 import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from image_tools import png_bomb  # noqa: E402  (the tests' helpers, beside the bench)
-from load_test import PHOTOS, rss_mb, start_server  # noqa: E402
+from load_test import PHOTOS, rss_mb, start_server  # noqa: E402 (beside this script)
+
+from image_tools import png_bomb  # noqa: E402 (the tests' helpers, on the path just above)
 
 PHOTO = PHOTOS / "webcam-5-cards.jpg"
 SUITS = "CDHS"

@@ -30,7 +30,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from cribcam.vision import CardReader, reader as reader_module
+from cribcam.vision import CardReader
+from cribcam.vision import reader as reader_module
 from cribcam.vision.corners import UNSURE_CONF
 from cribcam.vision.evaluate import KINDS, given_count, load_labels, photo_kind
 from cribcam.vision.reading import CARD_UNREADABLE, IMAGE_UNREADABLE, STARTER_UNKNOWN

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-from typing import Callable
+from collections.abc import Callable
 
 from waiting import wait_until
 

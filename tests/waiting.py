@@ -13,7 +13,8 @@ handled only while the test's thread is in a Playwright call: waiting on a page,
 from __future__ import annotations
 
 import time
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 T = TypeVar("T")
 

@@ -59,8 +59,7 @@ def run(args) -> int:
 
 def _deal_from_photo(photo: Path, variant: str, model: Path | None, deck: str | None) -> list[str]:
     """The cards dealt, read from a photo; what the reader noticed goes to standard error."""
-    from cribcam.cli.model import open_reader
-    from cribcam.cli.model import read_photo
+    from cribcam.cli.model import open_reader, read_photo
     from cribcam.vision.report import read_deal
 
     image = read_photo(photo)  # a missing or too large photo is said before the model is loaded

@@ -102,7 +102,7 @@ def run(args, *, name: str = "serve", config: dict | None = None, on_ready=None,
     except OSError as exc:
         if server is not None:
             server.close()
-        raise UsageError(f"cannot listen on {args.host} port {args.port}: {exc.strerror or exc}")
+        raise UsageError(f"cannot listen on {args.host} port {args.port}: {exc.strerror or exc}") from None
     if slot.available:
         model = f"reading photos with {slot.description}"
         if args.deck:

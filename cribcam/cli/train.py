@@ -59,10 +59,11 @@ def _attribute_docs(docstring: str) -> dict[str, str]:
 def run(args) -> int:
     try:
         import torch  # noqa: F401  (checked here for a clear message)
-        import ultralytics  # noqa: F401
+        import ultralytics  # noqa: F401 (only whether the train extra is installed)
     except ImportError:
         raise UsageError("training needs torch and ultralytics: pip install -e '.[train]'") from None
-    from cribcam.training.recipe import OtherOptions, Recipe, run as run_recipe
+    from cribcam.training.recipe import OtherOptions, Recipe
+    from cribcam.training.recipe import run as run_recipe
 
     values = {f.name: getattr(args, f.name) for f in dataclasses.fields(Recipe)}
     if args.no_real:

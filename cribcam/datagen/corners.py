@@ -360,7 +360,7 @@ def _check_agreement(boxes: dict[str, Box], width: int, height: int, where: str)
     tops = np.array([b[1] for b in boxes.values()])
     heights = np.array([b[3] - b[1] for b in boxes.values()])
     left, top, tall = np.median(lefts), np.median(tops), np.median(heights)
-    for code, (x1, y1, x2, y2) in boxes.items():
+    for code, (x1, y1, _, y2) in boxes.items():
         if abs((y2 - y1) / tall - 1) > HEIGHT_TOLERANCE:
             raise CornerError(f"{code}: {where} index {y2 - y1:.0f} px tall, deck median {tall:.0f}")
         if abs(y1 - top) > TOP_TOLERANCE * height or abs(x1 - left) > LEFT_TOLERANCE * width:

@@ -35,10 +35,10 @@ from tqdm import tqdm
 
 from cribcam.bundled import DATASETS_DIR
 from cribcam.datagen.corners import CORNER_VERSION, CornerError, locate_corners
-from cribcam.settings import deck_cache_dir
 
 # Re-exported: card codes in the classifier's order, suit-major, ace first ("AC" ... "KS").
 from cribcam.scoring.cards import CARD_CODES, RANKS, SUITS
+from cribcam.settings import deck_cache_dir
 
 __all__ = [
     "CARD_CODES",

@@ -21,7 +21,7 @@ import numpy as np
 
 from cribcam.datagen.clips import write_rendered
 from cribcam.datagen.layouts import Deal, Item
-from cribcam.datagen.play_clips import PlaySpec, all_places, film_play, play_record, play_order
+from cribcam.datagen.play_clips import PlaySpec, all_places, film_play, play_order, play_record
 
 TILE = 1.1  # a photo's side on the table, in card widths: a row's photos do not overlap (STEP 1.15)
 FILL = 0.92  # share of the frame the rows may fill, across and down

@@ -96,13 +96,13 @@ class Setup:
                             f"({', '.join(players)})")
 
     @classmethod
-    def for_count(cls, count: int, **options) -> "Setup":
+    def for_count(cls, count: int, **options) -> Setup:
         """A setup for ``count`` players named A, B, C...; ``options`` as the attributes."""
         _check_count(count)
         return cls(tuple(DEFAULT_NAMES[:count]), **options)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Setup":
+    def from_dict(cls, data: dict) -> Setup:
         return cls(**{**data, "players": tuple(data["players"])})
 
     def as_dict(self) -> dict:

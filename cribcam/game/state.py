@@ -27,16 +27,14 @@ Choices where the rules leave it open (documented here once):
 from __future__ import annotations
 
 import copy
-from functools import partial
 from dataclasses import dataclass, field, replace
+from functools import partial
 
-from cribcam.game.entries import (IRREGULARITIES, Deal, Entry, Irregularity, Peg, PlayTurns,
-                                  Show, parse_entry)
+from cribcam.game.entries import IRREGULARITIES, Deal, Entry, Irregularity, Peg, PlayTurns, Show, parse_entry
 from cribcam.game.result import Result, game_result
 from cribcam.game.setup import CRIB_SIZE, GameError, Setup
 from cribcam.scoring import Card, judge_show, rules, score_hand, score_play
-from cribcam.scoring.muggins import (IMPOSSIBLE_TOTALS, MAX_TOTAL, MUGGINS, Verdict,
-                                     claimed_show_total)
+from cribcam.scoring.muggins import IMPOSSIBLE_TOTALS, MAX_TOTAL, MUGGINS, Verdict, claimed_show_total
 from cribcam.scoring.pegging import PegEvent
 from cribcam.scoring.spoken import NOTHING, counted, say_peg, say_peg_item
 
@@ -57,7 +55,7 @@ class Credit:
         return {"side": setup.side_name(self.side), "points": self.points, "reason": self.reason}
 
 
-def _line_dict(line: "Line", setup: Setup) -> dict:
+def _line_dict(line: Line, setup: Setup) -> dict:
     return {"entry": line.entry, "text": line.text,
             "scored": [c.as_dict(setup) for c in line.scored],
             "unscored": [c.as_dict(setup) for c in line.unscored], "notes": line.notes}
@@ -204,7 +202,7 @@ class Game:
         self.log.append(line)
         return line
 
-    def fork(self) -> "Game":
+    def fork(self) -> Game:
         """A copy of the game to go on from, as cheap at entry 1,000 as at entry 10: the lines
         of its log are shared (a line is never changed once logged), the rest is copied."""
         return replace(self, scores=list(self.scores), back=list(self.back), log=list(self.log),

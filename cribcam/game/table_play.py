@@ -179,7 +179,7 @@ class TablePlay:
         self._laid.add(code)
         return step
 
-    def corrected(self, card: str, named: str) -> "TablePlay":
+    def corrected(self, card: str, named: str) -> TablePlay:
         """The play so far with the card ``card`` named ``named`` instead (a card misread):
         every step played again, each pegged anew.
 

@@ -9,8 +9,9 @@ import sys
 import threading
 import time
 import webbrowser
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterator, TextIO
+from typing import TextIO
 
 import cv2
 import numpy as np

@@ -12,9 +12,9 @@ lines.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Callable, Iterable, Iterator
 
 import cv2
 import numpy as np

@@ -12,8 +12,8 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator
 
 from cribcam.live.follow import Follower
 from cribcam.live.lock import HandLock

@@ -21,7 +21,7 @@ from one frame to the next is read all the same.
 
 from __future__ import annotations
 
-from typing import Callable, Hashable
+from collections.abc import Callable, Hashable
 
 import cv2
 import numpy as np

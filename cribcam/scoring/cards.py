@@ -8,9 +8,9 @@ Canonical card codes are a rank from ``A23456789TJQK`` and a suit from ``CDHS``
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Union
 
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
@@ -72,7 +72,7 @@ class Card:
         return self.code
 
     @classmethod
-    def from_code(cls, text: str) -> "Card":
+    def from_code(cls, text: str) -> Card:
         """Parses one card as a person would type it.
 
         Raises:
@@ -95,7 +95,7 @@ def _parse_code(text: str) -> Card:
     return Card(RANKS.index(rank_text) + 1, suit)
 
 
-CardLike = Union[Card, str]
+CardLike = Card | str
 
 
 def parse_card(card: CardLike) -> Card:

@@ -18,16 +18,15 @@ and 15 x 45,540 cribs.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from itertools import combinations
-from typing import Iterable, Sequence
 
 import numpy as np
 
 from cribcam.scoring import rules
-from cribcam.scoring.cards import (RANKS, SUITS, Card, CardError, CardLike, check_distinct,
-                                   parse_cards)
+from cribcam.scoring.cards import RANKS, SUITS, Card, CardError, CardLike, check_distinct, parse_cards
 from cribcam.scoring.spoken import counted
 from cribcam.scoring.stats import deal_totals
 
@@ -196,7 +195,7 @@ def _columns(cards: Sequence[Card]) -> tuple[np.ndarray, np.ndarray]:
     return ranks, suits
 
 
-@lru_cache(maxsize=None)
+@cache
 def _crib_fillings(unseen: int, others: int) -> np.ndarray:
     """Every way the crib's ``others`` unknown cards and then the starter come from ``unseen``
     cards: a (others + 1, N) array of positions among them, the starter in the last row."""

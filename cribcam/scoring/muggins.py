@@ -8,9 +8,9 @@ points make up the shortfall, preferring the ones players most often miss.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import product
-from typing import Sequence
 
 from cribcam.scoring import rules
 from cribcam.scoring.spoken import NOTHING_SAID

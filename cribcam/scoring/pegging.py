@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from cribcam.scoring import rules
-from cribcam.scoring.cards import RANKS, SUITS, CardError, Card
+from cribcam.scoring.cards import RANKS, SUITS, Card, CardError
 from cribcam.scoring.muggins import Verdict, claim_problem, judge_claim, typed_claim
 from cribcam.scoring.show import Item
 from cribcam.scoring.spoken import say_peg
@@ -75,7 +75,7 @@ class Played:
         return RANKS[self.rank - 1] + (self.suit or "")
 
     @classmethod
-    def parse(cls, text: str) -> "Played":
+    def parse(cls, text: str) -> Played:
         rank_only = text.strip().upper()
         if rank_only in RANKS or rank_only == "10":
             return cls(RANKS.index("T" if rank_only == "10" else rank_only) + 1)
@@ -102,7 +102,7 @@ class Play:
     claim: int | None = None
 
     @classmethod
-    def parse(cls, token: str) -> "Play":
+    def parse(cls, token: str) -> Play:
         """Parses ``PLAYER:CARD[=CLAIM]`` or ``PLAYER:go``."""
         match = _TOKEN.match(token.strip())
         if not match:
@@ -226,7 +226,7 @@ def score_play(plays: Iterable[Play | str] | str, players: Iterable[str] | None 
     return Pegging(tuple(events))
 
 
-def _check_goes(table: "OrderOfPlay", play: Play, number: int, later: list[Play]) -> None:
+def _check_goes(table: OrderOfPlay, play: Play, number: int, later: list[Play]) -> None:
     """``TurnError`` when a player goes on this turn while holding a card that fits: one he
     plays ``later`` that would have made 31 or less on the count."""
     fitting = []

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import combinations
-from typing import Iterable, NamedTuple
+from typing import NamedTuple
 
 from cribcam.scoring import rules
 from cribcam.scoring.cards import JACK, Card, CardError, CardLike, check_distinct, parse_card, parse_cards

@@ -12,7 +12,7 @@ words everywhere: `cribcam peg`, a game's log and the live play.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable
+from collections.abc import Iterable
 
 from cribcam.scoring.show import Item
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import combinations_with_replacement
 
 import numpy as np
@@ -116,7 +116,7 @@ def _rank_keys(ranks: np.ndarray) -> np.ndarray:
     return keys
 
 
-@lru_cache(maxsize=None)
+@cache
 def _rank_pattern_points(size: int = 5) -> np.ndarray:
     """Fifteens + pairs + runs for every sorted pattern of ``size`` ranks (a hand and its
     starter: 5, or 4 in five-card cribbage), indexed by base-13 key."""
@@ -136,7 +136,7 @@ def _rank_pattern_points(size: int = 5) -> np.ndarray:
     return table
 
 
-@lru_cache(maxsize=None)
+@cache
 def _any_order_points(size: int) -> np.ndarray:
     """The rank pattern table filled in for the ranks in any order, so that deals need no
     sorting: 13 ** size entries, indexed by the base-13 key of the ranks as they come."""

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import cv2
 import numpy as np
@@ -82,7 +82,7 @@ class CropBank:
         return len(self.patches)
 
     @classmethod
-    def merge(cls, banks: list["CropBank"]) -> "CropBank":
+    def merge(cls, banks: list[CropBank]) -> CropBank:
         return cls(*(np.concatenate([getattr(b, k) for b in banks])
                      for k in ("patches", "rank", "suit", "real", "art")))
 

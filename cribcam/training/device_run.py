@@ -274,7 +274,7 @@ def _offline_ultralytics() -> None:
 
     trainer.check_amp = lambda model: True
     try:
-        import polars  # noqa: F401
+        import polars  # noqa: F401 (only whether it is installed)
     except ImportError:
         def read_results_csv(self) -> dict:
             try:
@@ -347,8 +347,13 @@ def classifier_bank(settings: DeviceRun, places: dict[str, Path], log):
 
 def _bank_piece(job: tuple[str, int, int]):
     from cribcam.datagen.font_decks import font_decks, joker_faces
-    from cribcam.training.classifier import (bank_from_decks, bank_from_finder_mistakes, bank_from_jokers,
-                                             bank_from_labelled_photos, bank_from_scenes)
+    from cribcam.training.classifier import (
+        bank_from_decks,
+        bank_from_finder_mistakes,
+        bank_from_jokers,
+        bank_from_labelled_photos,
+        bank_from_scenes,
+    )
 
     kind, k, n = job
     s, places, backgrounds = _BANK_INPUTS["settings"], _BANK_INPUTS["places"], _BANK_INPUTS["backgrounds"]

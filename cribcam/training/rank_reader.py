@@ -452,13 +452,12 @@ def train(args) -> Path:
     """Fine-tune within ``args.minutes`` of training and export the model the schedule ends with
     (``chosen_checkpoint``) as ONNX. Returns the ONNX path."""
     import torch
-    import torch.nn.functional as F
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    log = lambda text: print(time.strftime("%H:%M:%S"), text, flush=True)  # noqa: E731
+    log = lambda text: print(time.strftime("%H:%M:%S"), text, flush=True)  # noqa: E731 (a one-line stand-in, named for what it stands for)
 
     t0 = time.time()
     sources = load_examples(args.seed, args.font_decks, args.hold_out, Path(args.scenes) if args.scenes else None)

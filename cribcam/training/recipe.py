@@ -27,9 +27,9 @@ import shutil
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Callable
 
 from cribcam.settings import default_real_photos
 from cribcam.vision.models import CLASSIFIER_FILE, FINDER_FILE
@@ -343,8 +343,13 @@ def _classifier_bank(recipe: Recipe, log):
 
     from cribcam.datagen.decks import load_decks
     from cribcam.datagen.font_decks import font_decks, joker_faces
-    from cribcam.training.classifier import (CropBank, bank_from_decks, bank_from_jokers, bank_from_labelled_photos,
-                                             bank_from_scenes)
+    from cribcam.training.classifier import (
+        CropBank,
+        bank_from_decks,
+        bank_from_jokers,
+        bank_from_labelled_photos,
+        bank_from_scenes,
+    )
     from cribcam.vision.evaluate import load_labels
 
     scenes = sorted((recipe.synth / "images" / "train").glob("*.jpg"))

@@ -41,8 +41,13 @@ def make_rehearsal(synth: Path, out: Path = REHEARSAL, scenes: int = 1200, art: 
             is read (never the validation part).
     """
     from cribcam.datagen.decks import load_decks
-    from cribcam.training.classifier import NO_INDEX, CropBank, bank_from_decks, bank_from_labelled_photos, \
-        bank_from_scenes
+    from cribcam.training.classifier import (
+        NO_INDEX,
+        CropBank,
+        bank_from_decks,
+        bank_from_labelled_photos,
+        bank_from_scenes,
+    )
     from cribcam.vision.evaluate import load_labels
 
     rng = np.random.default_rng(seed)

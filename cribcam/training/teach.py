@@ -35,25 +35,39 @@ import json
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable
 
 import cv2
 import numpy as np
 
 from cribcam.scoring.cards import CARD_CODES, RANKS, SUITS
 from cribcam.scoring.spoken import counted
-from cribcam.training.alphabet import (LetterQuestion, check_stated, chosen_texts, learn_texts, letter_questions,
-                                       likeliest_texts)
+from cribcam.training.alphabet import (
+    LetterQuestion,
+    check_stated,
+    chosen_texts,
+    learn_texts,
+    letter_questions,
+    likeliest_texts,
+)
 from cribcam.training.heads import fit_softmax, standardise
 from cribcam.training.layout import LayoutPhoto, as_labels, check_names, missing_cards
 from cribcam.training.rehearsal import REHEARSAL, load_rehearsal, rehearsal_crops, split_rehearsal
 from cribcam.vision import CardReader
 from cribcam.vision.classifier import DeckClassifier, IndexClassifier, heads_from_cards
+from cribcam.vision.decks import (
+    HEADS_FILE,
+    LABELS_FILE,
+    PHOTOS_DIR,
+    RECORD_FILE,
+    DeckError,
+    TaughtDeck,
+    deck_folder,
+    lettering,
+)
 from cribcam.vision.evaluate import given_count
-from cribcam.vision.decks import (HEADS_FILE, LABELS_FILE, PHOTOS_DIR, RECORD_FILE, DeckError, TaughtDeck,
-                                  deck_folder, lettering)
 from cribcam.vision.models import ModelMissingError, model_files, rank_reader_file
 from cribcam.vision.rank_reader import RankReader
 
@@ -215,8 +229,13 @@ def _lesson(photos: Path, labels: dict, rehearsal: Path, settings: Settings, fin
     court art the deck's own reading must reject, and places drawn at random), and the
     rehearsal set but a fifth of its indices; each crop's rank, suit and weight in the loss.
     Then the held-back labels and rehearsal crops."""
-    from cribcam.training.classifier import NO_INDEX, CropBank, augment, bank_from_finder_mistakes, \
-        bank_from_labelled_photos
+    from cribcam.training.classifier import (
+        NO_INDEX,
+        CropBank,
+        augment,
+        bank_from_finder_mistakes,
+        bank_from_labelled_photos,
+    )
 
     rng = np.random.default_rng(settings.seed)
     taught, held = _hold_back(labels, settings.held_back, settings.seed)

@@ -125,7 +125,7 @@ def _place(w: int, h: int, width: int, height: int, boxes: list[Box], placed: li
         spots += [(x1, y1 - h), (x1, y2), (x1, y1), (x2 - w, y1 - h), (x2 - w, y2),
                   (x2, y1), (x1 - w, y1)]
     for step in range(1, 13):
-        for x1, y1, x2, y2 in boxes:
+        for x1, y1, _, y2 in boxes:
             spots += [(x1, y1 - h - step * h), (x1, y2 + step * h),
                       (x1 + step * w, y1 - h), (x1 - step * w, y1 - h)]
     others = [box for box in every_box if box not in boxes]

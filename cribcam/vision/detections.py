@@ -41,7 +41,7 @@ class Detections:
     def __len__(self) -> int:
         return len(self.xyxy)
 
-    def __getitem__(self, index) -> "Detections":
+    def __getitem__(self, index) -> Detections:
         index = np.atleast_1d(np.arange(len(self))[index])
         return Detections(self.xyxy[index], self.scores[index])
 
@@ -68,17 +68,17 @@ class Detections:
         return (self.xyxy[:, 2:] - self.xyxy[:, :2]).min(axis=1)
 
     @classmethod
-    def empty(cls, columns: int = NUM_CLASSES) -> "Detections":
+    def empty(cls, columns: int = NUM_CLASSES) -> Detections:
         return cls(np.zeros((0, 4)), np.zeros((0, columns)))
 
     @classmethod
-    def merge(cls, parts: list["Detections"]) -> "Detections":
+    def merge(cls, parts: list[Detections]) -> Detections:
         if not parts:
             return cls.empty()
         return cls(np.concatenate([p.xyxy for p in parts]), np.concatenate([p.scores for p in parts]))
 
     @classmethod
-    def from_yolo_output(cls, output: np.ndarray, conf: float) -> "Detections":
+    def from_yolo_output(cls, output: np.ndarray, conf: float) -> Detections:
         """Decodes an ultralytics detection head's raw output.
 
         Args:

@@ -20,8 +20,19 @@ from cribcam.vision.detections import NUM_CLASSES, Detections, box_iou, holds, s
 from cribcam.vision.finder import IndexFinder
 from cribcam.vision.models import ModelMissingError, model_files, rank_reader_file
 from cribcam.vision.rank_reader import RankReader, with_rank_opinion
-from cribcam.vision.reading import (CARD_UNREADABLE, CARDS_MISSING, GUESSED, IMAGE_TOO_SMALL, IMAGE_UNREADABLE,
-                                    NO_CARDS, PARTLY_IN_PHOTO, STARTER_UNKNOWN, Problem, Reading, SeenCard)
+from cribcam.vision.reading import (
+    CARD_UNREADABLE,
+    CARDS_MISSING,
+    GUESSED,
+    IMAGE_TOO_SMALL,
+    IMAGE_UNREADABLE,
+    NO_CARDS,
+    PARTLY_IN_PHOTO,
+    STARTER_UNKNOWN,
+    Problem,
+    Reading,
+    SeenCard,
+)
 from cribcam.vision.starter import find_starter
 
 MAX_SIDE = 1920  # larger photos are scaled down first: phone photos are 4000 px and more
@@ -277,7 +288,7 @@ class CardReader:
             closer = self._closer_look(image, whole, found)
             decided = self._decide(*closer, expected, starter)
             if farther is None or len(decided[0]) > len(cards):  # the farther look's cards stay if as many
-                (found, index_score, no_index), (cards, problems, index_like) = closer, decided
+                (found, _, no_index), (cards, problems, index_like) = closer, decided
         # With every card read, index-like marks are pips and art.
         marks = _marks(found[(found.confidence < self.conf) & index_like & (no_index < MARK_NONE)], cards) \
             if expected is None or len(cards) < expected else np.zeros((0, 4))

@@ -6,8 +6,16 @@ from dataclasses import replace
 
 from cribcam.scoring import CardError, parse_card, rules, score_hand
 from cribcam.scoring.report import count_report
-from cribcam.vision.reading import (CANNOT_COUNT, CHECK_CARDS, HAND_ONLY_HINT, MORE_IN_VIEW, STARTER_UNKNOWN, Problem,
-                                    Reading, problems_json)
+from cribcam.vision.reading import (
+    CANNOT_COUNT,
+    CHECK_CARDS,
+    HAND_ONLY_HINT,
+    MORE_IN_VIEW,
+    STARTER_UNKNOWN,
+    Problem,
+    Reading,
+    problems_json,
+)
 
 
 def expected_cards(variant: str = rules.DEFAULT_VARIANT, crib: bool = False) -> int:

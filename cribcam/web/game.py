@@ -33,8 +33,7 @@ import threading
 from flask import Blueprint, current_app, jsonify, render_template, request
 
 from cribcam.game import EntryError, GameError, Setup
-from cribcam.game.store import (MAX_PER_PAGE, PER_PAGE, GameConflict, GameNotFound, GameStore,
-                                StoreError)
+from cribcam.game.store import MAX_PER_PAGE, PER_PAGE, GameConflict, GameNotFound, GameStore, StoreError
 from cribcam.web import api
 
 bp = Blueprint("game", __name__)

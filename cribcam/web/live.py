@@ -14,8 +14,8 @@ import time
 
 from flask import Blueprint, Flask, current_app, jsonify, request
 
-from cribcam.live.sessions import LiveSessions, SessionBusy
 from cribcam.game import GameError
+from cribcam.live.sessions import LiveSessions, SessionBusy
 from cribcam.web import api
 from cribcam.web.game import game_error, store
 from cribcam.web.pages import render_page

@@ -4,9 +4,9 @@ import subprocess
 import sys
 
 import pytest
-from processes import ctrl_c_from_terminal
 
 from cribcam.cli.main import main
+from processes import ctrl_c_from_terminal
 
 
 @pytest.mark.parametrize("args, words", [

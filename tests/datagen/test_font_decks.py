@@ -6,8 +6,8 @@ import pytest
 pytest.importorskip("PIL")
 pytest.importorskip("fontTools")
 
-from cribcam.datagen.font_decks import find_fonts, font_decks  # noqa: E402
-from cribcam.scoring.cards import CARD_CODES  # noqa: E402
+from cribcam.datagen.font_decks import find_fonts, font_decks  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
+from cribcam.scoring.cards import CARD_CODES  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
 
 
 @pytest.fixture(scope="module")

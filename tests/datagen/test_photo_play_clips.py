@@ -21,7 +21,7 @@ def photos(real_photos):
 def test_only_photos_of_one_card_seen_from_above_with_both_corners_are_laid(tmp_path):
     for name in ("upright", "flat", "two", "one-corner"):
         cv2.imwrite(str(tmp_path / f"{name}.jpg"), np.zeros((64, 64, 3), np.uint8))
-    corners = lambda card, *boxes: {"cards": [{"card": card, "box": box} for box in boxes]}  # noqa: E731
+    corners = lambda card, *boxes: {"cards": [{"card": card, "box": box} for box in boxes]}  # noqa: E731 (a one-line stand-in, named for what it stands for)
     labels = {
         "upright.jpg": corners("5C", [10, 10, 20, 25], [40, 45, 50, 60]),
         "flat.jpg": corners("6C", [0, 20, 10, 30], [50, 25, 60, 35]),  # 60 wide, 15 high: edge-on

@@ -8,8 +8,14 @@ from collections import Counter, defaultdict
 import pytest
 
 from cribcam.cli.main import main
-from cribcam.datagen.real_photos import (LABEL_ADDITIONS, LABEL_FIXES, THINNEST_BOX, fixed_label, group_captures,
-                                         split_captures)
+from cribcam.datagen.real_photos import (
+    LABEL_ADDITIONS,
+    LABEL_FIXES,
+    THINNEST_BOX,
+    fixed_label,
+    group_captures,
+    split_captures,
+)
 from cribcam.datagen.yolo import read_labels
 from cribcam.vision.evaluate import load_labels
 

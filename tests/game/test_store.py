@@ -12,8 +12,16 @@ import pytest
 from sqlalchemy import insert, text, update
 
 from cribcam.game import GameError, Setup, replay
-from cribcam.game.store import (SCHEMA_VERSION, GameConflict, GameNotFound, GameStore, NoDatabase, entries,
-                                StoreError, schema_version)
+from cribcam.game.store import (
+    SCHEMA_VERSION,
+    GameConflict,
+    GameNotFound,
+    GameStore,
+    NoDatabase,
+    StoreError,
+    entries,
+    schema_version,
+)
 from cribcam.scoring import CardError
 
 DEAL = {"type": "deal", "starter": "5S"}
@@ -248,8 +256,7 @@ def test_a_database_of_schema_1_gets_the_time_each_game_last_changed(database_ur
     from datetime import datetime, timezone
     from pathlib import Path
 
-    from sqlalchemy import (JSON, Column, DateTime, Integer, MetaData, String, Table,
-                            create_engine, insert)
+    from sqlalchemy import JSON, Column, DateTime, Integer, MetaData, String, Table, create_engine, insert
 
     url = database_url
     old = MetaData()

@@ -14,7 +14,6 @@ from cribcam.datagen.clips import ClipSpec, write_clip
 from cribcam.live import desktop
 from cribcam.live.lock import HandLock
 from cribcam.vision.reading import Reading, SeenCard
-
 from processes import stop_with_ctrl_c
 from waiting import wait_until
 

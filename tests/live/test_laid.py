@@ -1,9 +1,8 @@
 """Seeing cards laid in the play, from readings frame by frame (no images)."""
 
-from image_tools import NINE, SIX, drawn_card
-
 from cribcam.live.laid import MISSED, LaidCards
 from cribcam.vision.reading import Reading, SeenCard
+from image_tools import NINE, SIX, drawn_card
 
 FPS = 10.0  # frames a second: a card first read on frame k is laid on frame k + 5 (half a second on)
 

@@ -116,8 +116,8 @@ def test_until_over_stops_reading_frames_once_the_play_is_over():
 def test_a_card_laid_in_front_of_a_player_out_of_his_turn_is_refused_as_his():
     # Ann's cards in a row at the top, Bob's at the bottom, 200 pixels (more than 4 index
     # sizes) apart. After Ann's 5S it is Bob's turn; Ann lays her 4D beside her 5S.
-    ann = lambda k: (120.0 * k, 0.0)  # noqa: E731
-    bob = lambda k: (120.0 * k, 200.0)  # noqa: E731
+    ann = lambda k: (120.0 * k, 0.0)  # noqa: E731 (a one-line stand-in, named for what it stands for)
+    bob = lambda k: (120.0 * k, 200.0)  # noqa: E731 (a one-line stand-in, named for what it stands for)
     start = {"5H": ann(0), "TD": bob(0), "5S": ann(1)}
     frames, read = placed([{}, {"5H": ann(0)}, {"5H": ann(0), "TD": bob(0)}, start, {**start, "4D": ann(2)},
                            start, {**start, "2C": bob(1)}, {**start, "2C": bob(1), "4D": ann(2)}])

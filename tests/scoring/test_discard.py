@@ -13,8 +13,7 @@ import pytest
 
 from cribcam.scoring import CARD_CODES, CardError, parse_cards, score_hand
 from cribcam.scoring.cards import SUITS
-from cribcam.scoring.discard import (advise, dealt_cards, expected_crib, expected_hand, lay_aways,
-                                     unseen_cards)
+from cribcam.scoring.discard import advise, dealt_cards, expected_crib, expected_hand, lay_aways, unseen_cards
 from cribcam.scoring.stats import deal_totals
 
 SIX_CARD_DEALS = ["5H 5C 6D JD QS KS", "2H 4H 6H 8H TH QC", "JC JD JH 5S 5D 4C", "AS 2D 3C 7H 8S KD"]
@@ -80,7 +79,7 @@ def test_expected_hand_of_every_option_is_the_brute_force_mean(deal, variant):
     dealt = dealt_cards(deal, variant)
     unseen = unseen_cards(dealt)
     assert len(unseen) == 52 - len(dealt)
-    for discard, keep in lay_aways(dealt, variant):
+    for _, keep in lay_aways(dealt, variant):
         assert expected_hand(keep, unseen) == pytest.approx(brute_hand(keep, unseen, variant),
                                                             abs=1e-12)
 

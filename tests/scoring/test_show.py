@@ -1,5 +1,5 @@
 import json
-from itertools import combinations, permutations
+from itertools import combinations
 
 import pytest
 from hypothesis import given, settings

@@ -5,12 +5,21 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from cribcam.scoring.cards import CARD_CODES  # noqa: E402
-from cribcam.training.classifier import (  # noqa: E402
-    NO_INDEX, PATCH, CropBank, augment, bank_from_decks, bank_from_jokers, build_model, card_probabilities,
-    export_classifier, train_classifier)
-from cribcam.vision.classifier import IndexClassifier  # noqa: E402
-from cribcam.vision.crops import CROP_SIZE  # noqa: E402
+from cribcam.scoring.cards import CARD_CODES  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
+from cribcam.training.classifier import (  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
+    NO_INDEX,
+    PATCH,
+    CropBank,
+    augment,
+    bank_from_decks,
+    bank_from_jokers,
+    build_model,
+    card_probabilities,
+    export_classifier,
+    train_classifier,
+)
+from cribcam.vision.classifier import IndexClassifier  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
+from cribcam.vision.crops import CROP_SIZE  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
 
 
 def _bank(n=12) -> CropBank:

@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("ultralytics", reason="training needs the train extra: pip install -e '.[train]'")
 
-from cribcam.training import device_pack  # noqa: E402
+from cribcam.training import device_pack  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
 
 pytestmark = pytest.mark.slow
 

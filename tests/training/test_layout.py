@@ -73,7 +73,7 @@ def test_labelled_cards_the_finder_does_not_see_are_named(layouts):
     found = np.array([label.box for label in labels if label.code not in unseen], np.float32)
     reader = SimpleNamespace(find=lambda image, closer=False: Detections(found, np.ones((len(found), 1))))
     photo = layout.LayoutPhoto("hearts.jpg", image)
-    layout.name_by_labels(photo, {"cards": [{"card": l.code, "box": list(l.box)} for l in labels]}, reader)
+    layout.name_by_labels(photo, {"cards": [{"card": label.code, "box": list(label.box)} for label in labels]}, reader)
     assert photo.problems == ["hearts.jpg: the finder does not see the index of 7H and QH: taught all the same, "
                               "but photograph them more clearly to read them"]
     assert sorted(card.name for card in photo.cards) == sorted(f"{rank}H" for rank in RANKS)
@@ -147,7 +147,7 @@ def _one_card_photo(layouts, code: str):
     size = (boxes[:, 2:] - boxes[:, :2]).max()
     x1, y1 = (boxes[:, :2].min(axis=0) - size).astype(int).clip(0)
     x2, y2 = (boxes[:, 2:].max(axis=0) + size).astype(int)
-    moved = [SimpleNamespace(code=l.code, box=np.subtract(l.box, [x1, y1, x1, y1])) for l in labels]
+    moved = [SimpleNamespace(code=label.code, box=np.subtract(label.box, [x1, y1, x1, y1])) for label in labels]
     return np.ascontiguousarray(image[y1:y2, x1:x2]), moved
 
 

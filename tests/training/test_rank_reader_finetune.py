@@ -7,12 +7,12 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("onnx2torch")
 
-import torch  # noqa: E402
+import torch  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
 
-from cribcam.scoring.cards import RANKS  # noqa: E402
-from cribcam.training import rank_reader as finetune  # noqa: E402
-from cribcam.vision.models import onnx_session, rank_reader_file  # noqa: E402
-from cribcam.vision.rank_reader import RANK_TEXTS, RankReader, index_lines  # noqa: E402
+from cribcam.scoring.cards import RANKS  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
+from cribcam.training import rank_reader as finetune  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
+from cribcam.vision.models import onnx_session, rank_reader_file  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
+from cribcam.vision.rank_reader import RANK_TEXTS, RankReader, index_lines  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
 
 
 @pytest.fixture(scope="module")

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from cribcam.scoring.cards import CARD_CODES
+from cribcam.settings import DATA_ENV
 from cribcam.training import layout, rehearsal, teach
 from cribcam.training.heads import fit_softmax
-from cribcam.settings import DATA_ENV
 from cribcam.vision.decks import DeckError, list_decks
 
 QUICK = teach.Settings(copies=4, steps=150)  # fewer crops: a test's lesson
@@ -30,7 +30,7 @@ def _named(reader, rendered: dict) -> list:
     photos = []
     for suit, (image, labels) in rendered.items():
         photo = layout.LayoutPhoto(f"{suit}.jpg", image)
-        layout.name_by_labels(photo, {"cards": [{"card": l.code, "box": list(l.box)} for l in labels]}, reader)
+        layout.name_by_labels(photo, {"cards": [{"card": label.code, "box": list(label.box)} for label in labels]}, reader)
         photos.append(photo)
     return photos
 

@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from cribcam.vision import CardReader
 from cribcam.settings import RUNTIME_ENV
+from cribcam.vision import CardReader
 from cribcam.vision.fast_runtime import openvino_forward
 from cribcam.vision.finder import letterbox
 

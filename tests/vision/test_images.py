@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-
 import cv2
 import numpy as np
 import pytest
 
 from cribcam.vision import images
-from cribcam.vision.images import (EmptyImage, ImageTooLarge, NotAnImage, data_url, decode_image,
-                                exif_orientation, sniff)
-
+from cribcam.vision.images import EmptyImage, ImageTooLarge, NotAnImage, data_url, decode_image, exif_orientation, sniff
 from image_tools import DATA, encode, png_bomb, test_image, with_exif_orientation
 
 

@@ -7,8 +7,17 @@ import numpy as np
 import pytest
 
 from cribcam.scoring.cards import CARD_CODES
-from cribcam.vision.classifier import (KEEP_NONE, TILTED_BELOW, TILTED_UNLESS_NONE, TILTS, DeckClassifier, IndexClassifier,
-                                       cards_from_heads, heads_from_cards, softmax)
+from cribcam.vision.classifier import (
+    KEEP_NONE,
+    TILTED_BELOW,
+    TILTED_UNLESS_NONE,
+    TILTS,
+    DeckClassifier,
+    IndexClassifier,
+    cards_from_heads,
+    heads_from_cards,
+    softmax,
+)
 from cribcam.vision.crops import tilted
 from cribcam.vision.decks import DeckError
 from cribcam.vision.models import model_files

@@ -3,9 +3,9 @@
 import cv2
 import numpy as np
 import pytest
-from image_tools import NINE, SIX, drawn_card
 
 from cribcam.vision.pips import count_pips
+from image_tools import NINE, SIX, drawn_card
 
 
 @pytest.mark.parametrize("angle", [0, 10, -15, 90, 180, 265])
@@ -37,9 +37,9 @@ def test_a_held_out_designs_sixes_and_nines_are_counted_as_printed(heldout_decks
     """The design whose 9D's corners read 9D and 6D at once is the first such case; every held-out
     design is rendered as the play clips lay cards."""
     from cribcam.datagen.assets import make_assets
+    from cribcam.datagen.camera import look_at
     from cribcam.datagen.layouts import Item, Layout
     from cribcam.datagen.scenes import compose
-    from cribcam.datagen.camera import look_at
 
     codes = ["9D", "6D", "9S", "6H"]
     for design in heldout_decks:

@@ -5,8 +5,16 @@ import numpy as np
 import pytest
 
 from cribcam.vision import CardReader, ModelMissingError
-from cribcam.vision.reading import (CARDS_MISSING, GUESSED, IMAGE_TOO_SMALL, IMAGE_UNREADABLE, NO_CARDS, PARTLY_IN_PHOTO,
-                                    STARTER_UNKNOWN, Problem)
+from cribcam.vision.reading import (
+    CARDS_MISSING,
+    GUESSED,
+    IMAGE_TOO_SMALL,
+    IMAGE_UNREADABLE,
+    NO_CARDS,
+    PARTLY_IN_PHOTO,
+    STARTER_UNKNOWN,
+    Problem,
+)
 
 NO_CARDS_FOUND = Problem(NO_CARDS, "no cards found: lay the cards face up with their corners in view")
 

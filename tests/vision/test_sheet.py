@@ -1,6 +1,5 @@
 """Reading labelled photos with their count given, and contact sheets of the misread ones."""
 
-import json
 from pathlib import Path
 
 import cv2

@@ -15,7 +15,6 @@ from pathlib import Path
 import cv2
 import pytest
 
-from cribcam.vision import CardReader
 from cribcam.vision.evaluate import Tally
 from cribcam.vision.reading import Reading
 

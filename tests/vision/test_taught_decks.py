@@ -5,8 +5,16 @@ from pathlib import Path
 import pytest
 
 from cribcam.settings import DATA_ENV
-from cribcam.vision.decks import (DeckError, check_name, deck_classifier, deck_folder, find_deck, lettering,
-                                  list_decks, remove_deck)
+from cribcam.vision.decks import (
+    DeckError,
+    check_name,
+    deck_classifier,
+    deck_folder,
+    find_deck,
+    lettering,
+    list_decks,
+    remove_deck,
+)
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ them are in conftest.py."""
 from __future__ import annotations
 
 import shutil
+from contextlib import contextmanager
 
 from playwright import sync_api
 
@@ -65,3 +66,41 @@ class Page:
         self.context.close()
         assert self.elsewhere == [], f"the page asked for things off this server: {self.elsewhere}"
         assert self.errors == [], f"errors in the page: {self.errors}"
+
+
+FAKE_CAMERA = "--use-fake-device-for-media-stream"
+ALLOW_CAMERA = "--use-fake-ui-for-media-stream"
+
+
+@contextmanager
+def chromium(playwright, *extra: str):
+    """A headless Chromium launched with ``extra`` switches."""
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS + list(extra))
+    try:
+        yield browser
+    finally:
+        browser.close()
+
+
+class LiveTabs:
+    """Opens the live page in browser tabs; closing them checks what they did (``Page``)."""
+
+    def __init__(self, live_server_factory):
+        self.live_server_factory = live_server_factory
+        self.tabs: list[Page] = []
+
+    def open(self, browser, app=None, camera: bool = True, viewport=DESKTOP, server=None) -> Page:
+        """A tab on /live of ``app`` (on a new server) or of ``server``, with the camera
+        permission granted or not."""
+        server = server or self.live_server_factory(app)
+        tab = Page(browser, server.url, viewport)
+        self.tabs.append(tab)
+        if camera:
+            tab.context.grant_permissions(["camera"])
+        tab.page.goto(server.url + "/live")
+        expect(tab.page.locator("body.ready")).to_have_count(1)
+        return tab
+
+    def close_all(self) -> None:
+        while self.tabs:
+            self.tabs.pop().close()

@@ -113,3 +113,72 @@ def open_page(browser, live_server_factory):
     yield open_
     for page in pages:
         page.close()
+
+
+@pytest.fixture(scope="module")
+def playwright():
+    """One Playwright for the module: its sync API runs one at a time in a thread."""
+    from pathlib import Path
+
+    from browsing import CHROMIUM, SHOTS, sync_api
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}: run `bash .ci/install-system-packages`")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    driver = sync_api.sync_playwright().start()
+    yield driver
+    driver.stop()
+
+
+@pytest.fixture(scope="module")
+def camera_browser(playwright):
+    """A fake camera, given to contexts granted the permission and refused to the others."""
+    from browsing import FAKE_CAMERA, chromium
+
+    with chromium(playwright, FAKE_CAMERA) as browser:
+        yield browser
+
+
+@pytest.fixture
+def live_tabs(live_server_factory):
+    """Opens the live page in tabs (``LiveTabs.open``), each closed and checked at the end."""
+    from browsing import LiveTabs
+
+    tabs = LiveTabs(live_server_factory)
+    yield tabs
+    tabs.close_all()
+
+
+# --- teaching a deck on the bundled models ------------------------------------------------
+
+TEACH_QUICKLY = {"copies": 4, "steps": 150}  # teach.Settings of a test's lesson
+
+
+@pytest.fixture
+def layout_photos(tmp_path, heldout_decks):
+    """Two rendered layout photos of a held-out design: the clubs and the diamonds."""
+    import cv2
+
+    from cribcam.training.layout import render_layout
+
+    deck = heldout_decks[2]
+    paths = []
+    for k, suit in enumerate("CD"):
+        image, _ = render_layout(deck, suit, seed=30 + k)
+        paths.append(tmp_path / f"{'clubs' if suit == 'C' else 'diamonds'}.jpg")
+        cv2.imwrite(str(paths[-1]), image)
+    return paths
+
+
+@pytest.fixture
+def teaching_server(shipped_models, tmp_path, monkeypatch, live_server_factory):
+    """The app on the bundled models (a finder that finds the indices), teaching a quick lesson,
+    its decks in a data folder of the test's own, and no torch to import (as the base install)."""
+    import sys
+
+    from cribcam.settings import DATA_ENV
+
+    monkeypatch.setenv(DATA_ENV, str(tmp_path / "data"))
+    monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` fails as if not installed
+    app = create_app({"MODEL_PATH": shipped_models, "TEACH_SETTINGS": TEACH_QUICKLY})
+    return app, live_server_factory(app)

@@ -14,14 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from browsing import DESKTOP, PHONE, Page, expect, sync_api
 from cribcam.scoring import score_hand
 from cribcam.vision.reading import STARTER_UNKNOWN, Problem
 from cribcam.web import create_app
-
-from browsing import DESKTOP, PHONE, Page, expect, sync_api
-from test_live_page import HAND, CountingReader, camera_browser, playwright, wait_for_frames  # noqa: F401 (fixtures)
-from test_teach_page import layout_photos, teaching_server  # noqa: F401 (fixtures)
-from webtools import DATA, StubReader
+from test_live_page import HAND, wait_for_frames
+from webtools import DATA, CountingReader, StubReader
 
 AXE = Path(__file__).resolve().parents[2] / ".ci" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 WCAG_21_A_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
@@ -66,7 +64,7 @@ def tab_on(browser, server, path: str, viewport) -> Page:
 
 
 @pytest.fixture
-def open_tab(camera_browser, live_server_factory, tmp_path):  # noqa: F811
+def open_tab(camera_browser, live_server_factory, tmp_path):
     """Opens a page of a new app (a stand-in reader, games in this test's database) in a tab
     that axe can be injected into. One browser, with the live page's fake camera, for every
     page: a module runs one Playwright."""
@@ -147,8 +145,8 @@ def test_the_live_page_passes_axe_with_a_hand_locked(open_tab, viewport):
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
-def test_the_teach_page_passes_axe_with_layout_photos_read(camera_browser, teaching_server,  # noqa: F811
-                                                            layout_photos, viewport):  # noqa: F811
+def test_the_teach_page_passes_axe_with_layout_photos_read(camera_browser, teaching_server,
+                                                            layout_photos, viewport):
     _, server = teaching_server
     tab = tab_on(camera_browser, server, "/teach", viewport)
     try:
@@ -323,8 +321,8 @@ def test_starting_and_stopping_the_play_leaves_the_focus_on_the_button_that_undo
     expect_focus_on(page, "#play-form button[type=submit]")
 
 
-def test_a_card_named_on_the_teach_page_keeps_the_focus(camera_browser, teaching_server,  # noqa: F811
-                                                         layout_photos):  # noqa: F811
+def test_a_card_named_on_the_teach_page_keeps_the_focus(camera_browser, teaching_server,
+                                                         layout_photos):
     _, server = teaching_server
     tab = tab_on(camera_browser, server, "/teach", DESKTOP)
     try:

@@ -22,7 +22,6 @@ from cribcam.vision.reading import Reading
 from cribcam.vision.report import reading_report
 from cribcam.web import create_app, reader_slot
 from cribcam.web.reader_slot import ModelUnavailable, ReaderSlot
-
 from image_tools import png_bomb, with_exif_orientation
 from waiting import stays_false, wait_until
 from webtools import DATA, StubReader, encode

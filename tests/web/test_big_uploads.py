@@ -17,7 +17,6 @@ import pytest
 
 from cribcam.web import create_app
 from cribcam.web.server import DRAIN_BYTES
-
 from test_server import HAND, multipart
 from webtools import StubReader
 

@@ -7,7 +7,6 @@ import io
 import threading
 
 from cribcam.web import api, create_app, reader_slot
-
 from webtools import StubReader
 
 

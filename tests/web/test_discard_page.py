@@ -4,13 +4,11 @@ options; photograph the deal. Screenshots go to test-artifacts/web/ (look at the
 
 from __future__ import annotations
 
+from browsing import PHONE, expect
 from cribcam.scoring.discard import advise
 from cribcam.vision.reading import MAYBE_ONE_CARD, Problem
 from cribcam.web import create_app
-
-from browsing import PHONE, expect
 from webtools import DATA, StubReader
-
 
 DEAL = ["5H", "5C", "6D", "JD", "QS", "KS"]
 

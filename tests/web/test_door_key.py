@@ -10,9 +10,8 @@ import stat
 import pytest
 from playwright.sync_api import expect
 
-from cribcam.web import create_app
-
 from browsing import DESKTOP, Page
+from cribcam.web import create_app
 from webtools import serving
 
 KEY = "12345678"

@@ -19,7 +19,6 @@ import pytest
 from cribcam.scoring import score_hand
 from cribcam.vision.reading import CARDS_MISSING, CHECK_CARDS, GUESSED, MORE_IN_VIEW, STARTER_UNKNOWN, Problem
 from cribcam.web import create_app
-
 from image_tools import png_bomb, with_exif_orientation
 from waiting import in_page, wait_until
 from webtools import ARTIFACTS, DATA, LABELS, StubReader, encode

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from cribcam.scoring import CARD_CODES, CardError, score_hand
 from cribcam.scoring.report import count_report
 from cribcam.web import create_app
-
 from image_tools import png_bomb
 from webtools import DATA, StubReader, encode
 

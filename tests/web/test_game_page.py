@@ -9,11 +9,10 @@ import re
 import numpy as np
 import pytest
 
+from browsing import DESKTOP, PHONE, SHOTS, Page, expect
 from cribcam.cli.main import main
 from cribcam.vision.reading import PARTLY_IN_PHOTO, Problem
 from cribcam.web import create_app
-
-from browsing import DESKTOP, PHONE, SHOTS, Page, expect
 from webtools import PLACEHOLDER_FITS, StubReader, encode
 
 PNG = encode(np.full((64, 64, 3), 200, np.uint8), ".png")

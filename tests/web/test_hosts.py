@@ -9,7 +9,6 @@ import urllib.error
 import urllib.request
 
 from cribcam.web import create_app
-
 from webtools import serving
 
 

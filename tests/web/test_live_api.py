@@ -11,7 +11,6 @@ import pytest
 
 from cribcam.scoring import score_hand
 from cribcam.web import create_app
-
 from webtools import StubReader, encode
 
 FRAME = encode(np.full((480, 640, 3), 90, np.uint8))

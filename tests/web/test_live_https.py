@@ -12,10 +12,8 @@ import numpy as np
 import pytest
 from cryptography import x509
 
-from cribcam.live.https import (VALID_DAYS, TLSFront, fingerprint, local_names, self_signed_certificate,
-                                server_context)
+from cribcam.live.https import VALID_DAYS, TLSFront, fingerprint, local_names, self_signed_certificate, server_context
 from cribcam.web import create_app
-
 from webtools import StubReader, encode, serving
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import threading
-from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -20,107 +19,19 @@ import cv2
 import numpy as np
 import pytest
 
+from browsing import ALLOW_CAMERA, DESKTOP, FAKE_CAMERA, PHONE, SHOTS, chromium, expect
 from cribcam.live.https import TLSFront, local_names, network_address, self_signed_certificate, server_context
 from cribcam.live.laid import STILL_FOR
 from cribcam.scoring import score_hand
 from cribcam.web import create_app
 from cribcam.web.server import make_server, server_url
-
-from browsing import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE, SHOTS, Page, expect, sync_api
 from test_e2e import change_card, hand_chips
 from waiting import in_page, wait_until
-from webtools import PLACEHOLDER_FITS, LiveServer, StubReader
+from webtools import PLACEHOLDER_FITS, CountingReader, LiveServer, StubReader
 
-
-FAKE_CAMERA = "--use-fake-device-for-media-stream"
-ALLOW_CAMERA = "--use-fake-ui-for-media-stream"
 HAND = ["5H", "5C", "5S", "JD", "5D"]
 FRAME_SECONDS = 0.1  # a frame's time on a play's clock that counts frames
 OTHER = ["2C", "3D", "4S", "9H", "KD"]
-
-
-@pytest.fixture(scope="module")
-def playwright():
-    """One Playwright for the module: its sync API runs one at a time in a thread."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}: run `bash .ci/install-system-packages`")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    driver = sync_api.sync_playwright().start()
-    yield driver
-    driver.stop()
-
-
-@contextmanager
-def chromium(playwright, *extra: str):
-    """A headless Chromium launched with ``extra`` switches."""
-    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS + list(extra))
-    try:
-        yield browser
-    finally:
-        browser.close()
-
-
-@pytest.fixture(scope="module")
-def camera_browser(playwright):
-    """A fake camera, given to contexts granted the permission and refused to the others."""
-    with chromium(playwright, FAKE_CAMERA) as browser:
-        yield browser
-
-
-class CountingReader(StubReader):
-    """A stand-in reader that records how many frames it reads at once."""
-
-    def __init__(self, cards=()):
-        super().__init__(cards=cards, starter=cards[-1] if cards else None)
-        self.in_flight = self.most_at_once = 0
-        self.last_size = None  # the last frame's (width, height)
-
-    def show(self, cards) -> None:
-        with self.lock:
-            self.cards, self.starter = list(cards), (cards[-1] if cards else None)
-
-    def read(self, image, expected=None, starter=True):
-        with self.lock:
-            self.in_flight += 1
-            self.most_at_once = max(self.most_at_once, self.in_flight)
-            self.last_size = (image.shape[1], image.shape[0])
-        try:
-            threading.Event().wait(0.01)  # a little reading time, so overlaps could happen
-            return super().read(image, expected)
-        finally:
-            with self.lock:
-                self.in_flight -= 1
-
-
-class LiveTabs:
-    """Opens the live page in browser tabs; closing them checks what they did (``Page``)."""
-
-    def __init__(self, live_server_factory):
-        self.live_server_factory = live_server_factory
-        self.tabs: list[Page] = []
-
-    def open(self, browser, app=None, camera: bool = True, viewport=DESKTOP, server=None) -> Page:
-        """A tab on /live of ``app`` (on a new server) or of ``server``, with the camera
-        permission granted or not."""
-        server = server or self.live_server_factory(app)
-        tab = Page(browser, server.url, viewport)
-        self.tabs.append(tab)
-        if camera:
-            tab.context.grant_permissions(["camera"])
-        tab.page.goto(server.url + "/live")
-        expect(tab.page.locator("body.ready")).to_have_count(1)
-        return tab
-
-    def close_all(self) -> None:
-        while self.tabs:
-            self.tabs.pop().close()
-
-
-@pytest.fixture
-def live_tabs(live_server_factory):
-    tabs = LiveTabs(live_server_factory)
-    yield tabs
-    tabs.close_all()
 
 
 def frames_read(reader: StubReader) -> int:

@@ -12,9 +12,8 @@ import cv2
 import numpy as np
 import pytest
 
-from cribcam.web import create_app
 from cribcam.vision.reading import CANNOT_COUNT, IMAGE_TOO_SMALL, NO_CARDS
-
+from cribcam.web import create_app
 from webtools import DATA, LABELS, encode
 
 

@@ -18,10 +18,9 @@ import re
 import cv2
 import pytest
 
+from browsing import DESKTOP, PHONE, SHOTS, Page, expect
 from cribcam.scoring import score_hand
 from cribcam.web import create_app
-
-from browsing import DESKTOP, PHONE, SHOTS, Page, expect
 from test_e2e import change_card, total, type_cards, wait_for_request
 from webtools import DATA, StubReader
 

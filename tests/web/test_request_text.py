@@ -15,7 +15,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cribcam.web import create_app
-
 from webtools import DATA, StubReader
 
 # CRIBCAM_FUZZ_EXAMPLES=400 python3 -m pytest tests/web/test_request_text.py: over 5,000 requests.

@@ -13,7 +13,6 @@ import pytest
 
 from cribcam.scoring import score_hand
 from cribcam.scoring.report import count_report
-
 from webtools import serve, serving
 
 HAND = {"hand": ["9S", "6D", "5H", "4C"], "starter": "4D", "claim": 12}

@@ -13,10 +13,9 @@ import threading
 import pytest
 
 from cribcam.web.server import CONNECTION_LIMIT
+from test_server import request
 from waiting import wait_until
 from webtools import LiveServer
-
-from test_server import request
 
 SHORT = {"header_seconds": 0.5, "body_bytes_per_second": 1000, "idle_seconds": 0.5}
 

@@ -6,44 +6,16 @@ test-artifacts/web/."""
 from __future__ import annotations
 
 import re
-import sys
 
 import cv2
 import pytest
 
-from cribcam.training.teach import reads_better
+from browsing import DESKTOP, PHONE, Page, expect
 from cribcam.settings import DATA_ENV
+from cribcam.training.teach import reads_better
 from cribcam.vision.decks import list_decks
 from cribcam.web import create_app, reader_slot, teach
-
-from browsing import DESKTOP, PHONE, Page, expect
 from webtools import DATA
-
-QUICK = {"copies": 4, "steps": 150}  # teach.Settings of a test's lesson
-
-
-@pytest.fixture
-def layout_photos(tmp_path, heldout_decks):
-    """Two rendered layout photos of a held-out design: the clubs and the diamonds."""
-    from cribcam.training.layout import render_layout
-
-    deck = heldout_decks[2]
-    paths = []
-    for k, suit in enumerate("CD"):
-        image, _ = render_layout(deck, suit, seed=30 + k)
-        paths.append(tmp_path / f"{'clubs' if suit == 'C' else 'diamonds'}.jpg")
-        cv2.imwrite(str(paths[-1]), image)
-    return paths
-
-
-@pytest.fixture
-def teaching_server(shipped_models, tmp_path, monkeypatch, live_server_factory):
-    """The app on the bundled models (a finder that finds the indices), teaching a quick lesson,
-    its decks in a data folder of the test's own, and no torch to import (as the base install)."""
-    monkeypatch.setenv(DATA_ENV, str(tmp_path / "data"))
-    monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` fails as if not installed
-    app = create_app({"MODEL_PATH": shipped_models, "TEACH_SETTINGS": QUICK})
-    return app, live_server_factory(app)
 
 
 def teach_tab(browser, server, viewport) -> Page:

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from cribcam.vision.reading import Reading, SeenCard
 from cribcam.web.server import make_server, server_url
-
 from image_tools import DATA, encode  # noqa: F401 (the web tests take them from here too)
 from processes import stop_with_ctrl_c
 
@@ -102,3 +101,28 @@ def serving(*args: str):
         yield process
     finally:
         stop_with_ctrl_c(process)
+
+
+class CountingReader(StubReader):
+    """A stand-in reader that records how many frames it reads at once."""
+
+    def __init__(self, cards=()):
+        super().__init__(cards=cards, starter=cards[-1] if cards else None)
+        self.in_flight = self.most_at_once = 0
+        self.last_size = None  # the last frame's (width, height)
+
+    def show(self, cards) -> None:
+        with self.lock:
+            self.cards, self.starter = list(cards), (cards[-1] if cards else None)
+
+    def read(self, image, expected=None, starter=True):
+        with self.lock:
+            self.in_flight += 1
+            self.most_at_once = max(self.most_at_once, self.in_flight)
+            self.last_size = (image.shape[1], image.shape[0])
+        try:
+            threading.Event().wait(0.01)  # a little reading time, so overlaps could happen
+            return super().read(image, expected)
+        finally:
+            with self.lock:
+                self.in_flight -= 1
