@@ -150,13 +150,18 @@ def image_upload(what: str):
 
 
 def uploaded_image(upload):
-    """Decodes an uploaded image within the app's size limits (ImageError: 413/415/400), as
+    """Decodes an uploaded image (``decoded_image``)."""
+    return decoded_image(upload.read())
+
+
+def decoded_image(data: bytes):
+    """Decodes an image's bytes within the app's size limits (ImageError: 413/415/400), as
     many at a time as photos are read (``ReaderSlot.at_most``): a small file of 50 megapixels
     decodes to 150 MB, and sixteen at once took 4 GB."""
     from cribcam.web import reader_slot
 
     with reader_slot(current_app).at_most():
-        image, _ = decode_image(upload.read(), current_app.config["MAX_IMAGE_PIXELS"],
+        image, _ = decode_image(data, current_app.config["MAX_IMAGE_PIXELS"],
                                 current_app.config["MAX_IMAGE_SIDE"])
     return image
 

@@ -5,6 +5,7 @@ test-artifacts/web/."""
 
 from __future__ import annotations
 
+import io
 import re
 
 import cv2
@@ -15,6 +16,7 @@ from cribcam.settings import DATA_ENV
 from cribcam.training.teach import reads_better
 from cribcam.vision.decks import list_decks
 from cribcam.web import create_app, reader_slot, teach
+from waiting import wait_until
 from webtools import DATA
 
 
@@ -474,3 +476,26 @@ def test_a_photo_the_server_refuses_leaves_those_before_it_shown(browser, teachi
     expect(page.locator("#teach-status")).to_have_text("blank.jpg: no cards found")  # the file's name as it is
     expect(page.locator(".layout-photo")).to_have_count(1)
     tab.close()
+
+
+def test_a_teach_session_keeps_its_photos_as_sent_and_teaches_from_them(teaching_server, layout_photos):
+    # Each session kept its photos decoded (8 pages of 8 photos: 0.5 GB, issue 46): now the
+    # bytes sent, decoded again to teach.
+    app, _ = teaching_server
+    client = app.test_client()
+    sent = layout_photos[0].read_bytes()
+    answer = client.post("/api/teach/photos", data={"image": (io.BytesIO(sent), "clubs.jpg"), "suit": "C"}).json
+    session_id, photo_id = answer["session"], answer["photo"]["id"]
+    assert (answer["photo"]["width"], answer["photo"]["height"]) == cv2.imread(str(layout_photos[0])).shape[1::-1]
+    with app.app_context():
+        session = teach._teachings().sessions[session_id]
+    assert session.photos[photo_id].image is None and session.files[photo_id] == sent
+    taught = client.post("/api/teach/train", json={"session": session_id, "name": "from-bytes", "names": {}})
+    assert taught.status_code == 202, taught.json
+    status = wait_until(lambda: (lambda s: s if s["stage"] in ("done", "failed") else None)(
+        client.get(f"/api/teach/status?session={session_id}").json), timeout=300)
+    assert status["stage"] == "done", status
+    (deck,) = list_decks()
+    assert deck.name == "from-bytes" and {f"{rank}C" for rank in "A23456789TJQK"} <= set(deck.record["cards"])
+    assert client.delete(f"/api/teach/photos/{photo_id}?session={session_id}").status_code == 200
+    assert photo_id not in session.files
