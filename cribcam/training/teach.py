@@ -146,7 +146,8 @@ def teaching_unavailable(models: Path | None = None, rehearsal: Path = REHEARSAL
 
 def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, settings: Settings | None = None,
           rehearsal: Path = REHEARSAL, progress: Callable[[str, float, float], None] | None = None,
-          log: Callable[[str], None] = lambda line: None, letters: dict[str, str] | None = None) -> TaughtDeck:
+          log: Callable[[str], None] = lambda line: None, letters: dict[str, str] | None = None,
+          reader: CardReader | None = None) -> TaughtDeck:
     """Teaches a deck from named layout photos and saves it under ``name``.
 
     Args:
@@ -161,6 +162,8 @@ def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, sett
         log: where lines for a log go.
         letters: what the deck prints for some ranks, as the player said (``{"Q": "V"}``): kept,
             not learnt (``letters_to_confirm`` asks).
+        reader: a reader on ``models`` already loaded (a server's), to teach with; one is
+            loaded when None. Every reader teaching makes shares its models.
 
     Returns:
         The taught deck; ``record["checks"]`` says how it reads the held-back crops.
@@ -187,7 +190,7 @@ def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, sett
         raise ValueError("no card is named: there is nothing to teach")
 
     report("preparing", 0.0, 0.0)
-    reader = CardReader(models)  # its finder finds the pips and art to reject; its classifier is taught on
+    reader = reader or CardReader(models)  # its finder finds the pips and art to reject; its classifier is taught on
     if letters:
         letters = check_stated(letters)
     bundled = reader.classifier
@@ -205,7 +208,7 @@ def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, sett
             else chosen_texts({}, letters)
         _fit_heads(cards, features, lesson, settings, bundled.fingerprint(), texts, work / HEADS_FILE)
         report("checking", 0.0, 0.0)
-        kept, on_held = _choose(bundled, work / HEADS_FILE, work / PHOTOS_DIR, held, models)
+        kept, on_held = _choose(reader, work / HEADS_FILE, work / PHOTOS_DIR, held)
         checks = _checks(bundled, work / HEADS_FILE, held, kept, on_held, known_held)
         record = {"name": name, "taught": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                   "photos": len(labels), "cards": sorted({c["card"] for v in labels.values() for c in v["cards"]},
@@ -380,7 +383,7 @@ def _hold_back(labels: dict, share: float, seed: int) -> tuple[dict, dict]:
     return taught, held
 
 
-def _choose(bundled: IndexClassifier, heads: Path, photos: Path, held: dict, models: Path | None) -> tuple[str, dict]:
+def _choose(reader: CardReader, heads: Path, photos: Path, held: dict) -> tuple[str, dict]:
     """Keeps the part of the lesson (``PARTS``) that reads what was held back best, the one with
     fewer heads taught on a tie (a lesson must earn its place), and rewrites ``heads`` with the
     others' corrections set to nothing (their reading the bundled one).
@@ -400,10 +403,9 @@ def _choose(bundled: IndexClassifier, heads: Path, photos: Path, held: dict, mod
         variants[part] = heads.with_name(f"{part.replace(' ', '-')}.npz")
         np.savez(variants[part], **_keeping(taught, kept))
     if len(held) >= HOLD_PHOTOS:
-        read = {part: _read_photos(CardReader(models, classifier=variant), photos, held)
-                for part, variant in variants.items()}
+        read = {part: _read_photos(reader.with_deck(variant), photos, held) for part, variant in variants.items()}
     else:
-        read = _read_corners({part: DeckClassifier(variant, bundled) for part, variant in variants.items()},
+        read = _read_corners({part: DeckClassifier(variant, reader.classifier) for part, variant in variants.items()},
                              photos, boxes)
     best = max(PARTS, key=lambda part: read[part][1])  # the first of the best: fewer taught on a tie
     variants[best].replace(heads)
