@@ -146,8 +146,7 @@ def teaching_unavailable(models: Path | None = None, rehearsal: Path = REHEARSAL
 
 def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, settings: Settings | None = None,
           rehearsal: Path = REHEARSAL, progress: Callable[[str, float, float], None] | None = None,
-          log: Callable[[str], None] = lambda line: None, letters: dict[str, str] | None = None,
-          reader: CardReader | None = None) -> TaughtDeck:
+          log: Callable[[str], None] = lambda line: None, letters: dict[str, str] | None = None) -> TaughtDeck:
     """Teaches a deck from named layout photos and saves it under ``name``.
 
     Args:
@@ -162,8 +161,6 @@ def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, sett
         log: where lines for a log go.
         letters: what the deck prints for some ranks, as the player said (``{"Q": "V"}``): kept,
             not learnt (``letters_to_confirm`` asks).
-        reader: a reader on ``models`` already loaded (a server's), to teach with; one is
-            loaded when None. Every reader teaching makes shares its models.
 
     Returns:
         The taught deck; ``record["checks"]`` says how it reads the held-back crops.
@@ -190,7 +187,11 @@ def teach(photos: list[LayoutPhoto], name: str, models: Path | None = None, sett
         raise ValueError("no card is named: there is nothing to teach")
 
     report("preparing", 0.0, 0.0)
-    reader = reader or CardReader(models)  # its finder finds the pips and art to reject; its classifier is taught on
+    # Its own reader, freed with what it held once taught: the classifier's buffers grow to the
+    # lesson's batches, and a server's reader would keep them (bench/server_memory.py: +100 MB).
+    # Its finder finds the pips and art to reject; its classifier is taught on; the lesson's
+    # variants are read on its models (``_choose``).
+    reader = CardReader(models)
     if letters:
         letters = check_stated(letters)
     bundled = reader.classifier

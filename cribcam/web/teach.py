@@ -270,7 +270,6 @@ def train():
     ``teaching_unavailable``).
     """
     from cribcam.training import teach
-    from cribcam.web import reader_slot
 
     body = api.json_body('{"session": "...", "name": "kitchen", "names": {"photo id": ["AC", "2C", null]}, '
                          '"letters": {"Q": "V"}}')
@@ -302,8 +301,7 @@ def train():
         session.job = teachings.running = Job(name)
     settings = teach.Settings(**current_app.config.get("TEACH_SETTINGS", {}))
     models = current_app.config["MODEL_PATH"]
-    reader = reader_slot(current_app).get()  # taught on the server's own, loaded once
-    threading.Thread(target=_teach, args=(session.job, named, models, settings, letters, reader), daemon=True,
+    threading.Thread(target=_teach, args=(session.job, named, models, settings, letters), daemon=True,
                      name=f"teach-{name}").start()
     return jsonify(session.job.as_json()), 202
 
@@ -348,7 +346,7 @@ def _named(session: Session, body: dict) -> list:
     return [replace(photo, image=api.decoded_image(session.files[photo_id])) for photo_id, photo in photos]
 
 
-def _teach(job: Job, photos: list, models, settings, letters: dict, reader) -> None:
+def _teach(job: Job, photos: list, models, settings, letters: dict) -> None:
     from cribcam.training import teach
 
     def progress(stage: str, done: float, total: float) -> None:
@@ -359,7 +357,7 @@ def _teach(job: Job, photos: list, models, settings, letters: dict, reader) -> N
             job.done, job.total = done, total
 
     try:
-        deck = teach.teach(photos, job.name, models, settings, progress=progress, letters=letters, reader=reader)
+        deck = teach.teach(photos, job.name, models, settings, progress=progress, letters=letters)
     except (DeckError, ValueError, FileNotFoundError) as exc:
         job.error, job.stage = str(exc), "failed"
     except Exception as exc:  # a bug: said on the page, logged in full
