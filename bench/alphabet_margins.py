@@ -23,7 +23,7 @@ from pathlib import Path
 
 from bench_teach import printed_texts, rendered  # bench/ is on the path when a bench script runs
 
-from cribcam.datagen.decks import load_decks
+from cribcam.datagen.card_art import load_decks
 from cribcam.datagen.font_decks import ALPHABETS, font_decks
 from cribcam.scoring.cards import RANK_TEXTS, RANKS
 from cribcam.training.alphabet import MARGIN, chosen_texts, letter_questions, likeliest_texts

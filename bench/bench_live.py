@@ -165,8 +165,8 @@ def main() -> None:
             raise SystemExit(f"no models in {model}: pass --model DIR")
         clip = args.clip
         if clip is None:
+            from cribcam.datagen.card_art import load_decks
             from cribcam.datagen.clips import ClipSpec, write_clip
-            from cribcam.datagen.decks import load_decks
 
             # 30 fps, as a webcam films: the page never sends a frame twice, so a slower clip
             # would cap the figure at its own rate.

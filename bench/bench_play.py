@@ -29,7 +29,7 @@ from pathlib import Path
 
 import cv2
 
-from cribcam.datagen.decks import load_decks
+from cribcam.datagen.card_art import load_decks
 from cribcam.datagen.photo_play_clips import single_card_photos, write_photo_play_clip
 from cribcam.datagen.play_clips import PlaySpec, write_play_clip
 from cribcam.game.table_play import TablePlay

@@ -247,7 +247,7 @@ def main() -> None:
 
     # 2. held-out designs, from rendered layouts named by the layout alone
     if "designs" in args.only:
-        from cribcam.datagen.decks import load_decks
+        from cribcam.datagen.card_art import load_decks
 
         designs = {d.name: d for d in load_decks(split="heldout", progress=False)}
         heldout_labels = json.loads((HELDOUT / "labels-test.json").read_text())

@@ -27,8 +27,8 @@ import numpy as np
 
 from cribcam.datagen import play_clips
 from cribcam.datagen.assets import make_assets
+from cribcam.datagen.card_art import load_decks
 from cribcam.datagen.clips import FILL
-from cribcam.datagen.decks import load_decks
 from cribcam.datagen.layouts import Item, Layout, card_extent
 from cribcam.live.play import FRAME_SIZE
 from cribcam.vision.pips import count_pips

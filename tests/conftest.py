@@ -43,7 +43,7 @@ def shipped_models() -> Path:
 def deck_designs() -> list:
     """Every deck design of the manifest, rendered from the installed card packages (once,
     into the deck cache; later runs read it from there)."""
-    from cribcam.datagen.decks import DeckArtError, load_decks
+    from cribcam.datagen.card_art import DeckArtError, load_decks
 
     try:
         return load_decks(progress=False)

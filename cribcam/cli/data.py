@@ -291,7 +291,7 @@ def _decks(split: str, command: str, purpose: str) -> list:
     """
     try:
         from cribcam.datagen.assets import deck_art_plan
-        from cribcam.datagen.decks import DeckArtError, load_decks
+        from cribcam.datagen.card_art import DeckArtError, load_decks
     except ImportError as exc:
         raise UsageError(f"the deck art module is missing ({exc})") from None
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from cribcam.datagen import corners as corner_tools
+from cribcam.datagen import art_corners as corner_tools
 from cribcam.datagen import textures
 from cribcam.settings import deck_cache_dir
 
@@ -93,7 +93,7 @@ def mips(image: np.ndarray, levels: int = MIP_LEVELS) -> list[np.ndarray]:
 
 
 def prepare_deck(deck, rng: np.random.Generator) -> PreparedDeck:
-    """Mip levels and index arrays of a ``cribcam.datagen.decks.Deck``.
+    """Mip levels and index arrays of a ``cribcam.datagen.card_art.Deck``.
 
     Args:
         deck: The deck.
@@ -183,7 +183,7 @@ def deck_art_plan(split: str | None, cache_dir: str | Path | None = None, width:
                   ) -> DeckArtPlan | None:
     """What ``decks.load_decks(split, cache_dir, width)`` would render, read from the deck
     cache without touching it; None when every deck of the split is rendered."""
-    from cribcam.datagen import decks as deck_art
+    from cribcam.datagen import card_art as deck_art
 
     cache = Path(cache_dir) if cache_dir is not None else deck_cache_dir()
     todo = [e for e in deck_art.load_manifest()["decks"]

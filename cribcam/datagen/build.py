@@ -120,7 +120,7 @@ def build(spec: BuildSpec, decks: list, workers: int | None = None, progress: bo
 
     Args:
         spec: What to build.
-        decks: Decks (``cribcam.datagen.decks.Deck``) of ``spec.split`` only.
+        decks: Decks (``cribcam.datagen.card_art.Deck``) of ``spec.split`` only.
         workers: Processes to use; all cores when None.
         progress: Show a progress bar.
         force: Replace a data set already in ``spec.out``.

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cribcam.datagen.decks import Deck
+from cribcam.datagen.card_art import Deck
 from cribcam.scoring.cards import CARD_CODES, RED_SUITS
 
 FONT_ROOT = Path("/usr/share/fonts")

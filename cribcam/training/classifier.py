@@ -240,7 +240,7 @@ def bank_from_scenes(data_dir: Path, part: str, seed: int, negatives_per_index: 
 
 
 def bank_from_decks(decks: list, count: int, seed: int, backgrounds: list[np.ndarray]) -> CropBank:
-    """Patches of indices cut straight from the card art of ``decks`` (``datagen.decks.Deck``).
+    """Patches of indices cut straight from the card art of ``decks`` (``datagen.card_art.Deck``).
 
     Each is one corner of a random card, repainted in a random look of the scenes, turned
     about the index to any angle (the finder's box is then the turned index's bounding box,

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import cv2
 
-from cribcam.datagen.decks import load_decks, load_manifest
+from cribcam.datagen.card_art import load_decks, load_manifest
 from cribcam.datagen.font_decks import ALPHABETS, FONT_ROOT, SUIT_TEXT, find_fonts
 from cribcam.settings import CHECKOUT, DEVICE_PACK_DIR, deck_cache_dir, default_real_photos
 

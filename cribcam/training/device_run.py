@@ -176,7 +176,7 @@ def _unpack(settings: DeviceRun, log) -> dict[str, Path]:
 def make_scenes(settings: DeviceRun, places: dict[str, Path], log) -> dict:
     """Scenes of the training designs and of font decks, on every core."""
     from cribcam.datagen.build import BuildSpec, build
-    from cribcam.datagen.decks import load_decks
+    from cribcam.datagen.card_art import load_decks
 
     designs = load_decks(split="train", progress=False)
     built = build(BuildSpec(settings.work / "designs", settings.design_scenes, settings.seed), designs,
@@ -321,7 +321,7 @@ def classifier_bank(settings: DeviceRun, places: dict[str, Path], log):
     finder's mistakes in scenes and photos."""
     import cv2
 
-    from cribcam.datagen.decks import load_decks
+    from cribcam.datagen.card_art import load_decks
     from cribcam.datagen.font_decks import find_fonts
     from cribcam.training.classifier import CropBank
     from cribcam.vision.evaluate import load_labels

@@ -513,7 +513,7 @@ def render_layout(deck, suit: str, seed: int, size: int = 1024, per_row: int = 5
     """A synthetic photo of one suit laid out as ``LAYOUT`` states, with its exact labels.
 
     Args:
-        deck: a ``cribcam.datagen.decks.Deck`` (or prepared deck).
+        deck: a ``cribcam.datagen.card_art.Deck`` (or prepared deck).
         suit: the suit laid out, one of CDHS.
         seed: random seed (table, light, the small unevenness of cards put down by hand).
         size: the photo's side in pixels.

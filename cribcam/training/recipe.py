@@ -275,7 +275,7 @@ def run(recipe: Recipe) -> dict:
 def make_data(recipe: Recipe, log) -> None:
     """Stage 1: the synthetic scenes and the real photos (kept when already built)."""
     from cribcam.datagen.build import BuildSpec, build
-    from cribcam.datagen.decks import load_decks
+    from cribcam.datagen.card_art import load_decks
     from cribcam.datagen.real_photos import convert
 
     if not (recipe.synth / "build.json").is_file():
@@ -341,7 +341,7 @@ def _classifier_bank(recipe: Recipe, log):
     the real training photos, and (when continuing a finder) that finder's mistakes."""
     import cv2
 
-    from cribcam.datagen.decks import load_decks
+    from cribcam.datagen.card_art import load_decks
     from cribcam.datagen.font_decks import font_decks, joker_faces
     from cribcam.training.classifier import (
         CropBank,

@@ -40,7 +40,7 @@ def make_rehearsal(synth: Path, out: Path = REHEARSAL, scenes: int = 1200, art: 
         real: the real photos split by capture (``cribcam data real``); their ``train`` part
             is read (never the validation part).
     """
-    from cribcam.datagen.decks import load_decks
+    from cribcam.datagen.card_art import load_decks
     from cribcam.training.classifier import (
         NO_INDEX,
         CropBank,

@@ -1,6 +1,6 @@
 """Fixtures for the scene generator tests: small stand-in decks drawn with OpenCV.
 
-The real decks come from ``cribcam.datagen.decks.load_decks`` (rendered SVG art, slow to
+The real decks come from ``cribcam.datagen.card_art.load_decks`` (rendered SVG art, slow to
 fetch on a fresh machine); these stand-ins have the same shape (BGRA faces with rounded
 corners, index boxes measured from the drawn ink) so the tests run anywhere in seconds.
 """
@@ -49,7 +49,7 @@ def _index(code: str, scale: float, font: int, colour) -> np.ndarray:
 
 def make_fake_deck(name: str, split: str, scale: float = 1.0, font: int = cv2.FONT_HERSHEY_SIMPLEX,
                    four_corners: bool = False) -> SimpleNamespace:
-    """A deck shaped like ``cribcam.datagen.decks.Deck`` with simple drawn faces."""
+    """A deck shaped like ``cribcam.datagen.card_art.Deck`` with simple drawn faces."""
     alpha = np.zeros((HEIGHT, WIDTH), np.uint8)
     cv2.rectangle(alpha, (12, 0), (WIDTH - 13, HEIGHT - 1), 255, -1)
     cv2.rectangle(alpha, (0, 12), (WIDTH - 1, HEIGHT - 13), 255, -1)

@@ -117,7 +117,7 @@ def test_the_command_builds_from_the_split_it_is_asked_for(fake_decks, tmp_path,
         asked.append(split)
         return [d for d in fake_decks if split is None or d.split == split]
 
-    monkeypatch.setitem(sys.modules, "cribcam.datagen.decks",
+    monkeypatch.setitem(sys.modules, "cribcam.datagen.card_art",
                         SimpleNamespace(load_decks=load_decks, DeckArtError=RuntimeError))
     monkeypatch.setattr("cribcam.datagen.assets.deck_art_plan", lambda split: None)  # all rendered
     out = tmp_path / "cli"
@@ -129,7 +129,7 @@ def test_the_command_builds_from_the_split_it_is_asked_for(fake_decks, tmp_path,
     assert "--force" in capsys.readouterr().err
 
     # A deck module that handed out every design would be caught, not used.
-    monkeypatch.setitem(sys.modules, "cribcam.datagen.decks",
+    monkeypatch.setitem(sys.modules, "cribcam.datagen.card_art",
                         SimpleNamespace(load_decks=lambda **_: fake_decks, DeckArtError=RuntimeError))
     assert main(["data", "build", "--out", str(tmp_path / "bad"), "--images", "2", "--seed", "1"]) == 2
     assert "another split" in capsys.readouterr().err

@@ -160,7 +160,7 @@ def test_cribcam_data_clip_usage_errors(tmp_path, capsys, args, words):
 
 
 def test_the_plan_reads_what_the_deck_cache_lacks(tmp_path, monkeypatch):
-    from cribcam.datagen import decks
+    from cribcam.datagen import card_art as decks
     from cribcam.datagen.assets import deck_art_plan
 
     plan = deck_art_plan("heldout", tmp_path)
@@ -185,7 +185,7 @@ def test_the_plan_reads_what_the_deck_cache_lacks(tmp_path, monkeypatch):
 
 def test_cribcam_data_clip_says_what_it_renders_once_before_it_starts(heldout_decks, tmp_path,
                                                                        monkeypatch, capsys):
-    from cribcam.datagen import decks
+    from cribcam.datagen import card_art as decks
 
     said_before = []
 

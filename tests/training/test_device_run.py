@@ -46,7 +46,7 @@ def packed(tmp_path_factory, real_photos, deck_designs):
 
 
 def test_the_pack_holds_what_the_device_lacks_and_nothing_held_out(packed):
-    from cribcam.datagen.decks import load_manifest
+    from cribcam.datagen.card_art import load_manifest
 
     pack, record, photos = packed
     assert json.loads((pack / "pack.json").read_text()) == record

@@ -10,9 +10,9 @@ import cv2
 import numpy as np
 import pytest
 
-from cribcam.datagen import corners
-from cribcam.datagen import decks as deck_art
-from cribcam.datagen.decks import (
+from cribcam.datagen import art_corners as corners
+from cribcam.datagen import card_art as deck_art
+from cribcam.datagen.card_art import (
     CARD_CODES,
     RANKS,
     SUITS,

@@ -34,7 +34,7 @@ import numpy as np
 from tqdm import tqdm
 
 from cribcam.bundled import DATASETS_DIR
-from cribcam.datagen.corners import CORNER_VERSION, CornerError, locate_corners
+from cribcam.datagen.art_corners import CORNER_VERSION, CornerError, locate_corners
 
 # Re-exported: card codes in the classifier's order, suit-major, ace first ("AC" ... "KS").
 from cribcam.scoring.cards import CARD_CODES, RANKS, SUITS
