@@ -49,7 +49,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    from cribcam.training import layout, teach
+    from cribcam.training import layout_photos, teach
     from cribcam.vision.decks import DeckError, check_name, deck_folder
 
     try:
@@ -82,11 +82,11 @@ def run(args) -> int:
     problems = [p for photo in photos for p in photo.problems]
     for problem in problems:
         say(f"Problem: {problem}")
-    missing = layout.missing_cards(photos)
+    missing = layout_photos.missing_cards(photos)
     say(f"Still missing: {' '.join(missing)}" if missing else "All 52 cards are named.")
     if args.write_labels:
         with output_file(args.write_labels, "--write-labels") as out:
-            out.write(json.dumps(layout.as_labels(photos), indent=1) + "\n")
+            out.write(json.dumps(layout_photos.as_labels(photos), indent=1) + "\n")
         say(f"Wrote the names to {args.write_labels}: check them, then teach with --labels {args.write_labels}")
         return 0
     if not (args.order or args.labels):
@@ -172,7 +172,7 @@ def _stated_letters(given: list[str]) -> dict[str, str]:
 def _named_photos(args) -> list:
     """The photos read, their cards found and named as the options say."""
     from cribcam.cli.model import open_reader, read_photo
-    from cribcam.training import layout
+    from cribcam.training import layout_photos
     from cribcam.vision.evaluate import load_labels
 
     for path in args.photos:
@@ -194,23 +194,23 @@ def _named_photos(args) -> list:
     suits = None
     if args.order:
         try:
-            suits = layout.suit_names(args.suits, len(args.photos))
+            suits = layout_photos.suit_names(args.suits, len(args.photos))
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     reader = open_reader(args.model)
     photos = []
     for k, path in enumerate(args.photos):
         image = read_photo(path)
-        photo = layout.LayoutPhoto(path.name, image)
+        photo = layout_photos.LayoutPhoto(path.name, image)
         try:
             if labels is not None:
-                layout.name_by_labels(photo, labels[path.name], reader)
+                layout_photos.name_by_labels(photo, labels[path.name], reader)
             else:
-                photo.cards = layout.find_cards(reader, image)
+                photo.cards = layout_photos.find_cards(reader, image)
                 if suits:
-                    layout.name_in_order(photo, suits[k])
+                    layout_photos.name_in_order(photo, suits[k])
                 else:
-                    layout.name_by_proposals(photo)
+                    layout_photos.name_by_proposals(photo)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         photos.append(photo)

@@ -9,7 +9,7 @@ bundled heads. A deck that prints its own letters ("B", "V", "H" for the jack, q
 teaches them to the text recognizer's reading too, which reads them on every suit; the rank
 head learns them on the suits it is shown. The steps:
 
-1. **Find** the cards of each layout photo and 2. **name** them: ``cribcam.training.layout``.
+1. **Find** the cards of each layout photo and 2. **name** them: ``cribcam.training.layout_photos``.
 3. **Teach**: the strings the deck prints for its ranks, as the pretrained text recognizer
    reads them on the named indices (``cribcam.training.alphabet``): a letter learnt on one
    suit reads on every suit. Then augmented crops of the player's indices beside the
@@ -53,7 +53,7 @@ from cribcam.training.alphabet import (
     likeliest_texts,
 )
 from cribcam.training.heads import fit_softmax, standardise
-from cribcam.training.layout import LayoutPhoto, as_labels, check_names, missing_cards
+from cribcam.training.layout_photos import LayoutPhoto, as_labels, check_names, missing_cards
 from cribcam.training.rehearsal import REHEARSAL, load_rehearsal, rehearsal_crops, split_rehearsal
 from cribcam.vision import CardReader
 from cribcam.vision.classifier import DeckClassifier, IndexClassifier, heads_from_cards

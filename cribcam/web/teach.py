@@ -198,7 +198,7 @@ def add_photo():
         "name", "proposal", "confidence"}], "problems"}}``; 409 when the session holds
         ``MAX_PHOTOS`` already.
     """
-    from cribcam.training import layout
+    from cribcam.training import layout_photos
     from cribcam.web import reader_slot
 
     upload, form = api.image_upload("photo")
@@ -217,15 +217,15 @@ def add_photo():
     session_id, session = _teachings().session(form.get("session"), create=True)
     if len(session.photos) >= MAX_PHOTOS:
         raise Conflict(f"a deck is taught from {MAX_PHOTOS} photos at most: remove one first")
-    photo = layout.LayoutPhoto(_unique_name(upload.filename, session), image)
+    photo = layout_photos.LayoutPhoto(_unique_name(upload.filename, session), image)
     if one_card:
-        layout.name_one_card(photo, card or None, reader)
+        layout_photos.name_one_card(photo, card or None, reader)
     else:
-        photo.cards = layout.find_cards(reader, image)
+        photo.cards = layout_photos.find_cards(reader, image)
         if suit:
-            layout.name_in_order(photo, suit)
+            layout_photos.name_in_order(photo, suit)
         else:
-            layout.name_by_proposals(photo)
+            layout_photos.name_by_proposals(photo)
     photo_id = secrets.token_urlsafe(6)
     answer = {"id": photo_id, "suit": suit or None, "one_card": one_card, **photo.as_json()}
     photo.image = None  # kept as sent, in session.files
@@ -325,7 +325,7 @@ def _named(session: Session, body: dict) -> list:
     """The session's photos, their cards named as ``body["names"]`` says (a photo not in it keeps
     its names), each with its pixels decoded again. Raises 400 for a malformed body, 422 for
     names that are no cards or none at all."""
-    from cribcam.training import layout
+    from cribcam.training import layout_photos
 
     names = body.get("names")
     if not isinstance(names, dict):
@@ -338,7 +338,7 @@ def _named(session: Session, body: dict) -> list:
         for card, card_name in zip(photo.cards, given):
             card.name = card_name.strip().upper() if isinstance(card_name, str) and card_name.strip() else None
     try:
-        layout.check_names([photo for _, photo in photos])
+        layout_photos.check_names([photo for _, photo in photos])
     except ValueError as exc:
         raise Unprocessable(str(exc)) from None
     if not any(card.name for _, photo in photos for card in photo.cards):

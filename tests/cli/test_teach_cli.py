@@ -78,7 +78,7 @@ def test_with_no_decks_the_listing_says_how_to_teach_one(cribcam, tmp_path):
 def layout_files(tmp_path_factory, heldout_decks):
     """Two rendered layout photos of a held-out design (clubs, hearts), a photo of its queen of
     spades alone, and their labels file (the queen named without a box)."""
-    from cribcam.training.layout import render_layout
+    from cribcam.training.layout_photos import render_layout
 
     deck = heldout_decks[1]
     folder = tmp_path_factory.mktemp("layouts")

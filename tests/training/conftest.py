@@ -14,7 +14,7 @@ def heldout_deck(heldout_decks):
 @pytest.fixture(scope="session")
 def layouts(heldout_deck):
     """One rendered photo of each suit laid out as the layout states, with its labels."""
-    from cribcam.training.layout import render_layout
+    from cribcam.training.layout_photos import render_layout
 
     return {suit: render_layout(heldout_deck, suit, seed=10 + k) for k, suit in enumerate("CDHS")}
 

@@ -4,7 +4,7 @@ import cv2
 import numpy as np
 import pytest
 
-from cribcam.training import layout
+from cribcam.training import layout_photos
 from cribcam.training.alphabet import learn_texts
 from cribcam.vision.models import rank_reader_file
 from cribcam.vision.rank_reader import RANK_TEXTS, RankReader
@@ -19,7 +19,7 @@ def _shown(deck, suits: str, folder) -> dict:
     """Rendered layouts of ``suits`` written to ``folder``; their labels."""
     labels = {}
     for k, suit in enumerate(suits):
-        image, boxes = layout.render_layout(deck, suit, seed=k)
+        image, boxes = layout_photos.render_layout(deck, suit, seed=k)
         cv2.imwrite(str(folder / f"{suit}.jpg"), image)
         labels[f"{suit}.jpg"] = {"cards": [{"card": b.code, "box": list(b.box)} for b in boxes]}
     return labels

@@ -12,7 +12,7 @@ import pytest
 
 from cribcam.scoring.cards import CARD_CODES
 from cribcam.settings import DATA_ENV
-from cribcam.training import layout, rehearsal, teach
+from cribcam.training import layout_photos, rehearsal, teach
 from cribcam.training.heads import fit_softmax
 from cribcam.vision.decks import DeckError, list_decks
 
@@ -29,8 +29,8 @@ def _named(reader, rendered: dict) -> list:
     """Layout photos named by their exact labels."""
     photos = []
     for suit, (image, labels) in rendered.items():
-        photo = layout.LayoutPhoto(f"{suit}.jpg", image)
-        layout.name_by_labels(photo, {"cards": [{"card": label.code, "box": list(label.box)} for label in labels]}, reader)
+        photo = layout_photos.LayoutPhoto(f"{suit}.jpg", image)
+        layout_photos.name_by_labels(photo, {"cards": [{"card": label.code, "box": list(label.box)} for label in labels]}, reader)
         photos.append(photo)
     return photos
 
@@ -115,7 +115,7 @@ def test_a_taught_deck_reads_its_design_better_than_the_bundled_model(taught, sh
     from cribcam.vision.classifier import DeckClassifier, IndexClassifier
 
     bundled = IndexClassifier(shipped_models / "classifier.onnx")
-    unseen = [layout.render_layout(heldout_deck, suit, seed=50 + k) for k, suit in enumerate("CDHS")]
+    unseen = [layout_photos.render_layout(heldout_deck, suit, seed=50 + k) for k, suit in enumerate("CDHS")]
     before = _crop_accuracy(bundled, unseen)
     after = _crop_accuracy(DeckClassifier(taught.deck.classifier, bundled), unseen)
     assert after > before, (before, after)
@@ -132,7 +132,7 @@ def test_a_deck_lettered_differently_taught_from_two_suits_reads_the_other_two(s
     if not decks:
         pytest.skip("no font with the letters under /usr/share/fonts")
     bundled = CardReader(shipped_models)
-    shown = {suit: layout.render_layout(decks[0], suit, seed=k) for k, suit in enumerate("CD")}
+    shown = {suit: layout_photos.render_layout(decks[0], suit, seed=k) for k, suit in enumerate("CD")}
     deck = teach.teach(_named(bundled, shown), "dutch", shipped_models, QUICK)
     assert deck.record["ranks_shown_on"] == {rank: "CD" for rank in "A23456789TJQK"}
     assert {rank: deck.record["rank_texts"][rank] for rank in "AJQK"} == {"A": "1", "J": "B", "Q": "V", "K": "H"}
@@ -146,7 +146,7 @@ def test_a_deck_lettered_differently_taught_from_two_suits_reads_the_other_two(s
     lettered = [code for suit in "HS" for code in (f"A{suit}", f"J{suit}", f"Q{suit}", f"K{suit}")]
     read = {"bundled": 0, "taught": 0}
     for k, suit in enumerate("HS"):
-        image, _ = layout.render_layout(decks[0], suit, seed=100 + k)
+        image, _ = layout_photos.render_layout(decks[0], suit, seed=100 + k)
         for which, reader in (("bundled", bundled), ("taught", taught)):
             read[which] += len(set(reader.read(image).codes) & set(lettered))
         assert shared.read(image).codes == taught.read(image).codes
@@ -167,7 +167,7 @@ def test_a_lesson_of_names_at_random_leaves_reading_as_it_was(shipped_models, he
     rng = np.random.default_rng(3)
     rendered = {}
     for k, suit in enumerate("CDHSCD"):
-        image, labels = layout.render_layout(heldout_deck, suit, seed=30 + k)
+        image, labels = layout_photos.render_layout(heldout_deck, suit, seed=30 + k)
         cards = sorted({label.code for label in labels})
         wrong = dict(zip(cards, rng.permutation(cards)))
         rendered[f"{suit}{k}"] = image, [Named(code=wrong[label.code], box=label.box) for label in labels]
@@ -175,7 +175,7 @@ def test_a_lesson_of_names_at_random_leaves_reading_as_it_was(shipped_models, he
     assert deck.record["kept"] == "neither" and deck.record["checks"]["deck"]["held_back"] == "photos"
     assert "no better than cribcam does untaught" in " ".join(teach.taught_sentences(deck.record))
     bundled = IndexClassifier(shipped_models / "classifier.onnx")
-    image, labels = layout.render_layout(heldout_deck, "H", seed=99)
+    image, labels = layout_photos.render_layout(heldout_deck, "H", seed=99)
     boxes = np.array([label.box for label in labels], np.float32)
     assert np.allclose(DeckClassifier(deck.classifier, bundled)(image, boxes), bundled.read_crops(bundled.crops(image, boxes)),
                        atol=1e-4)
@@ -190,9 +190,9 @@ def test_a_deck_name_is_taught_once(taught, shipped_models, monkeypatch):
 def test_teaching_refuses_a_bad_name_and_photos_with_no_names(shipped_models, data):
     image = np.zeros((50, 50, 3), np.uint8)
     with pytest.raises(DeckError, match="cannot name a deck"):
-        teach.teach([layout.LayoutPhoto("p.jpg", image)], "../escape", shipped_models, QUICK)
+        teach.teach([layout_photos.LayoutPhoto("p.jpg", image)], "../escape", shipped_models, QUICK)
     with pytest.raises(ValueError, match="no card is named"):
-        teach.teach([layout.LayoutPhoto("p.jpg", image, [layout.FoundCard([[0, 0, 9, 9]])])], "empty",
+        teach.teach([layout_photos.LayoutPhoto("p.jpg", image, [layout_photos.FoundCard([[0, 0, 9, 9]])])], "empty",
                     shipped_models, QUICK)
     assert not (data / "decks").exists() or not any((data / "decks").iterdir())
 
@@ -206,7 +206,7 @@ def test_teaching_says_why_it_cannot_teach(shipped_models, tmp_path, data, monke
     # A classifier exported before teaching needed its features.
     monkeypatch.setattr(IndexClassifier, "has_features", property(lambda self: False))
     assert "answers no features" in teach.teaching_unavailable(shipped_models)
-    photo = layout.LayoutPhoto("p.jpg", np.zeros((50, 50, 3), np.uint8), [layout.FoundCard([[0, 0, 9, 9]], "5H")])
+    photo = layout_photos.LayoutPhoto("p.jpg", np.zeros((50, 50, 3), np.uint8), [layout_photos.FoundCard([[0, 0, 9, 9]], "5H")])
     with pytest.raises(ValueError, match="answers no features"):
         teach.teach([photo], "old", shipped_models, QUICK)
 

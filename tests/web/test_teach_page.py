@@ -222,7 +222,7 @@ def test_the_page_says_at_once_when_this_server_cannot_teach(tmp_path, browser, 
 def test_a_photo_of_one_card_names_every_index_found_as_that_card(teaching_server, heldout_decks, tmp_path):
     import numpy as np
 
-    from cribcam.training.layout import render_layout
+    from cribcam.training.layout_photos import render_layout
 
     image, labels = render_layout(heldout_decks[2], "C", seed=30)
     ace = np.array([label.box for label in labels if label.code == "AC"])
@@ -243,9 +243,8 @@ def test_a_photo_of_one_card_names_every_index_found_as_that_card(teaching_serve
 
 def test_a_name_the_reader_proposes_unsurely_waits_for_the_players_word(browser, teaching_server,
                                                                        layout_photos, monkeypatch):
-    from cribcam.training import layout
-
-    monkeypatch.setattr(layout, "SURE_PROPOSAL", 1.01)  # every proposal unsure: the page's side of it
+    # Every proposal unsure: the page's side of it.
+    monkeypatch.setattr("cribcam.training.layout_photos.SURE_PROPOSAL", 1.01)
     _, server = teaching_server
     tab = teach_tab(browser, server, DESKTOP)
     page = tab.page
@@ -276,14 +275,14 @@ def _lettered_layouts_to_teach(browser, teaching_server, tmp_path, alphabet: str
     import json
 
     from cribcam.datagen.font_decks import font_decks
-    from cribcam.training import layout
+    from cribcam.training.layout_photos import render_layout
 
     decks = font_decks(1, seed=0, alphabet=alphabet)
     if not decks:
         pytest.skip("no font with the letters under /usr/share/fonts")
     files = []
     for k, suit in enumerate("CD"):
-        image, _ = layout.render_layout(decks[0], suit, seed=k)
+        image, _ = render_layout(decks[0], suit, seed=k)
         files.append(tmp_path / f"{suit}.jpg")
         cv2.imwrite(str(files[-1]), image)
     _, server = teaching_server

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from cribcam.scoring.cards import RANKS
-from cribcam.training import layout
+from cribcam.training import layout_photos
 from cribcam.vision.detections import Detections
 
 
@@ -22,10 +22,10 @@ def _named_by_order(image, labels, suit, drop=()):
     by the layout, as ``find_cards`` would with a finder that finds every index."""
     kept = [label for label in labels if label.code not in drop]
     boxes = np.array([label.box for label in kept], np.float32)
-    groups = layout.group_corners(image, boxes)
-    photo = layout.LayoutPhoto(f"{suit}.jpg", image,
-                              layout.reading_order([layout.FoundCard(boxes[g].tolist()) for g in groups]))
-    layout.name_in_order(photo, suit)
+    groups = layout_photos.group_corners(image, boxes)
+    photo = layout_photos.LayoutPhoto(f"{suit}.jpg", image,
+                              layout_photos.reading_order([layout_photos.FoundCard(boxes[g].tolist()) for g in groups]))
+    layout_photos.name_in_order(photo, suit)
     truth = {tuple(np.float32(label.box)): label.code for label in kept}
     return photo, [truth[tuple(np.float32(card.boxes[0]))] for card in photo.cards]
 
@@ -45,7 +45,7 @@ def test_a_four_corner_deck_groups_four_boxes_per_card(deck_designs):
                          f"(corners per deck: {sorted({len(d.corners['AC']) for d in decks})}): the "
                          "four-corner decks are no longer found")
     deck = four_corner[0]
-    image, labels = layout.render_layout(deck, "H", seed=3)
+    image, labels = layout_photos.render_layout(deck, "H", seed=3)
     photo, truth = _named_by_order(image, labels, "H")
     assert [card.name for card in photo.cards] == truth == [f"{rank}H" for rank in RANKS]
 
@@ -55,7 +55,7 @@ def test_a_card_missing_from_its_row_is_named(layouts):
     photo, truth = _named_by_order(image, labels, "C", drop={"8C"})
     assert photo.problems == ["C.jpg: 8C of the clubs not found: it is not taught from this photo"]
     assert [card.name for card in photo.cards] == truth
-    assert "8C" in layout.missing_cards([photo])
+    assert "8C" in layout_photos.missing_cards([photo])
 
 
 def test_when_the_cards_cannot_be_placed_nothing_is_named(layouts):
@@ -72,8 +72,8 @@ def test_labelled_cards_the_finder_does_not_see_are_named(layouts):
     unseen = {"7H", "QH"}
     found = np.array([label.box for label in labels if label.code not in unseen], np.float32)
     reader = SimpleNamespace(find=lambda image, closer=False: Detections(found, np.ones((len(found), 1))))
-    photo = layout.LayoutPhoto("hearts.jpg", image)
-    layout.name_by_labels(photo, {"cards": [{"card": label.code, "box": list(label.box)} for label in labels]}, reader)
+    photo = layout_photos.LayoutPhoto("hearts.jpg", image)
+    layout_photos.name_by_labels(photo, {"cards": [{"card": label.code, "box": list(label.box)} for label in labels]}, reader)
     assert photo.problems == ["hearts.jpg: the finder does not see the index of 7H and QH: taught all the same, "
                               "but photograph them more clearly to read them"]
     assert sorted(card.name for card in photo.cards) == sorted(f"{rank}H" for rank in RANKS)
@@ -81,11 +81,11 @@ def test_labelled_cards_the_finder_does_not_see_are_named(layouts):
 
 def test_cards_the_reader_cannot_propose_a_name_for_are_said_by_place():
     image = np.zeros((300, 300, 3), np.uint8)
-    cards = [layout.FoundCard([[10, 10, 30, 40]], proposal=None),
-             layout.FoundCard([[200, 250, 220, 280]], proposal="5H", confidence=0.9),
-             layout.FoundCard([[250, 10, 270, 40]], proposal="8C", confidence=0.6)]
-    photo = layout.LayoutPhoto("any.jpg", image, cards)
-    layout.name_by_proposals(photo)
+    cards = [layout_photos.FoundCard([[10, 10, 30, 40]], proposal=None),
+             layout_photos.FoundCard([[200, 250, 220, 280]], proposal="5H", confidence=0.9),
+             layout_photos.FoundCard([[250, 10, 270, 40]], proposal="8C", confidence=0.6)]
+    photo = layout_photos.LayoutPhoto("any.jpg", image, cards)
+    layout_photos.name_by_proposals(photo)
     assert [card.name for card in photo.cards] == [None, "5H", "8C"]
     assert [card.to_check for card in photo.cards] == [False, False, True]  # proposed under SURE_PROPOSAL
     assert photo.problems == ["any.jpg: the card at the top left could not be read: name it"]
@@ -93,21 +93,21 @@ def test_cards_the_reader_cannot_propose_a_name_for_are_said_by_place():
 
 def test_names_must_be_cards_and_once_a_photo():
     image = np.zeros((10, 10, 3), np.uint8)
-    twice = layout.LayoutPhoto("p.jpg", image, [layout.FoundCard([[0, 0, 1, 1]], "5H"),
-                                               layout.FoundCard([[5, 5, 6, 6]], "5H")])
+    twice = layout_photos.LayoutPhoto("p.jpg", image, [layout_photos.FoundCard([[0, 0, 1, 1]], "5H"),
+                                               layout_photos.FoundCard([[5, 5, 6, 6]], "5H")])
     with pytest.raises(ValueError, match="p.jpg: 5H named twice in one photo"):
-        layout.check_names([twice])
+        layout_photos.check_names([twice])
     with pytest.raises(ValueError, match="'ZZ' is not a card"):
-        layout.check_names([layout.LayoutPhoto("p.jpg", image, [layout.FoundCard([[0, 0, 1, 1]], "ZZ")])])
+        layout_photos.check_names([layout_photos.LayoutPhoto("p.jpg", image, [layout_photos.FoundCard([[0, 0, 1, 1]], "ZZ")])])
 
 
 def test_suits_of_the_photos_are_checked():
-    assert layout.suit_names(None, 2) == "CD"
-    assert layout.suit_names("hs", 2) == "HS"
+    assert layout_photos.suit_names(None, 2) == "CD"
+    assert layout_photos.suit_names("hs", 2) == "HS"
     for suits, photos, message in [("CC", 2, "once"), ("CX", 2, "once"), ("C", 2, "one suit per photo"),
                                    (None, 5, "four at most")]:
         with pytest.raises(ValueError, match=message):
-            layout.suit_names(suits, photos)
+            layout_photos.suit_names(suits, photos)
 
 
 def _index_under(box, labels) -> str | None:
@@ -129,8 +129,8 @@ def test_the_bundled_finder_names_layouts_with_no_wrong_name(shipped_models, lay
     reader = CardReader(shipped_models)
     named = 0
     for suit, (image, labels) in layouts.items():
-        photo = layout.LayoutPhoto(f"{suit}.jpg", image, layout.find_cards(reader, image))
-        layout.name_in_order(photo, suit)
+        photo = layout_photos.LayoutPhoto(f"{suit}.jpg", image, layout_photos.find_cards(reader, image))
+        layout_photos.name_in_order(photo, suit)
         for card in (card for card in photo.cards if card.name):
             named += 1
             for box in card.boxes:
@@ -155,13 +155,13 @@ def test_a_card_named_without_a_box_takes_every_index_found_in_its_photo(shipped
     from cribcam.vision import CardReader
 
     image, labels = _one_card_photo(layouts, "5H")
-    photo = layout.LayoutPhoto("five.jpg", image)
-    layout.name_by_labels(photo, {"cards": [{"card": "5h", "box": None}]}, CardReader(shipped_models))
+    photo = layout_photos.LayoutPhoto("five.jpg", image)
+    layout_photos.name_by_labels(photo, {"cards": [{"card": "5h", "box": None}]}, CardReader(shipped_models))
     (card,) = photo.cards
     assert card.name == "5H" and len(card.boxes) >= 1 and photo.problems == []
     for box in card.boxes:
         assert _index_under(box, labels) == "5H"
-    assert list(layout.as_labels([photo])["five.jpg"]["cards"][0]) == ["card", "box"]
+    assert list(layout_photos.as_labels([photo])["five.jpg"]["cards"][0]) == ["card", "box"]
 
 
 def test_a_close_up_of_a_card_named_without_a_box_is_found_from_farther_away(shipped_models):
@@ -174,9 +174,9 @@ def test_a_close_up_of_a_card_named_without_a_box_is_found_from_farther_away(shi
     reader = CardReader(shipped_models)
     closer_only = SimpleNamespace(detect=lambda image, closer=False, farther=False: reader.detect(image, closer),
                                   conf=reader.conf)
-    assert all(card.confidence < 0.5 for card in layout.find_cards(closer_only, close_up))  # specks, read as nothing
-    taught = layout.LayoutPhoto("ace.jpg", close_up)
-    layout.name_by_labels(taught, {"cards": [{"card": "AH", "box": None}]}, reader)
+    assert all(card.confidence < 0.5 for card in layout_photos.find_cards(closer_only, close_up))  # specks, read as nothing
+    taught = layout_photos.LayoutPhoto("ace.jpg", close_up)
+    layout_photos.name_by_labels(taught, {"cards": [{"card": "AH", "box": None}]}, reader)
     (card,) = taught.cards
     assert card.name == "AH" and card.proposal == "AH" and len(card.boxes) == 1
     x1, y1, x2, y2 = card.boxes[0]
@@ -190,13 +190,13 @@ def test_a_card_without_a_box_must_be_its_photos_only_card(layouts):
                            ([{"card": "5H", "box": None}, {"card": "6H", "box": [1, 2, 3, 4]}], "the only card"),
                            ([{"card": "ZZ", "box": None}], "'ZZ' is not a card")]:
         with pytest.raises(ValueError, match=message):
-            layout.name_by_labels(layout.LayoutPhoto("p.jpg", image), {"cards": cards}, reader)
+            layout_photos.name_by_labels(layout_photos.LayoutPhoto("p.jpg", image), {"cards": cards}, reader)
 
 
 def test_a_photo_with_no_index_found_names_no_card_and_says_so():
     reader = SimpleNamespace(detect=lambda image, closer=False, farther=False: (
         Detections(np.zeros((0, 4)), np.zeros((0, 52))), np.zeros(0), np.zeros(0)), conf=0.5)
-    photo = layout.LayoutPhoto("blank.jpg", np.zeros((200, 200, 3), np.uint8))
-    layout.name_one_card(photo, "QH", reader)
+    photo = layout_photos.LayoutPhoto("blank.jpg", np.zeros((200, 200, 3), np.uint8))
+    layout_photos.name_one_card(photo, "QH", reader)
     assert photo.cards == [] and photo.problems == ["blank.jpg: no index found: photograph the card closer, "
                                                     "its corners in view"]
