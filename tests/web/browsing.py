@@ -44,7 +44,11 @@ class Page:
         self.page.add_init_script(SPEECH_RECORDER)
         self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
         self.page.on("console", self._console)
-        self.page.goto(url + "/")
+        self.visit("/")
+
+    def visit(self, path: str) -> None:
+        """Goes to ``path`` of the server and waits until the page is ready (its script ran)."""
+        self.page.goto(self.url + path)
         expect(self.page.locator("body.ready")).to_have_count(1)
 
     def _route(self, route):
@@ -97,8 +101,7 @@ class LiveTabs:
         self.tabs.append(tab)
         if camera:
             tab.context.grant_permissions(["camera"])
-        tab.page.goto(server.url + "/live")
-        expect(tab.page.locator("body.ready")).to_have_count(1)
+        tab.visit("/live")
         return tab
 
     def close_all(self) -> None:

@@ -58,8 +58,7 @@ def tab_on(browser, server, path: str, viewport) -> Page:
     """A tab on ``path`` of ``server`` that axe can be injected into, ready."""
     tab = Page(CspBypassingBrowser(browser), server.url, viewport)
     if path != "/":
-        tab.page.goto(server.url + path)
-        expect(tab.page.locator("body.ready")).to_have_count(1)
+        tab.visit(path)
     return tab
 
 
@@ -78,8 +77,7 @@ def open_tab(camera_browser, live_server_factory, tmp_path):
         if camera:
             tab.context.grant_permissions(["camera"])
         if path != "/":
-            tab.page.goto(tab.url + path)
-            expect(tab.page.locator("body.ready")).to_have_count(1)
+            tab.visit(path)
         return tab
 
     yield open_
@@ -459,12 +457,10 @@ def test_in_forced_colours_the_option_chosen_stands_out(open_tab):
     page.click('#picker-suits button[data-suit="S"]')
     expect_chosen_apart(page.locator('#picker-ranks button[data-rank="7"]'), page.locator('#picker-ranks button[data-rank="8"]'))
     expect_chosen_apart(page.locator('#picker-suits button[data-suit="S"]'), page.locator('#picker-suits button[data-suit="H"]'))
-    page.goto(tab.url + "/discard")
-    expect(page.locator("body.ready")).to_have_count(1)
+    tab.visit("/discard")
     expect_chosen_apart(page.locator('#suit-buttons button[data-suit="H"]'), page.locator('#suit-buttons button[data-suit="S"]'))
     expect_chosen_apart(page.locator('label:has(input[value="dealer"])'), page.locator('label:has(input[value="pone"])'))
-    page.goto(tab.url + "/game")
-    expect(page.locator("body.ready")).to_have_count(1)
+    tab.visit("/game")
     expect_chosen_apart(page.locator('label:has(input[value="121"])'), page.locator('label:has(input[value="61"])'))
 
 
@@ -477,8 +473,7 @@ def test_the_cards_of_a_count_and_of_the_advice_are_read_by_their_names(open_tab
     page.fill("#typed-cards", "5H 5C 5S JD 5D")
     page.click("#type-form button[type=submit]")
     expect(page.locator("#items").get_by_role("img", name="jack of diamonds")).not_to_have_count(0)
-    page.goto(tab.url + "/discard")
-    expect(page.locator("body.ready")).to_have_count(1)
+    tab.visit("/discard")
     page.fill("#typed-cards", "5h 5c 6d jd qs ks")
     page.click("#type-form button[type=submit]")
     expect(page.locator("#options tr").first.get_by_role("img", name="king of spades")).not_to_have_count(0)

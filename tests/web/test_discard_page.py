@@ -14,8 +14,7 @@ DEAL = ["5H", "5C", "6D", "JD", "QS", "KS"]
 
 
 def goto_discard(tab) -> None:
-    tab.page.goto(tab.url + "/discard")
-    expect(tab.page.locator("body.ready")).to_have_count(1)
+    tab.visit("/discard")
 
 
 def row_cards(row, column: int) -> list[str]:

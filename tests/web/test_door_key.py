@@ -49,8 +49,7 @@ def test_the_page_asks_for_the_key_once_and_goes_on(browser, live_server_factory
         dialog.accept(KEY)
 
     page.on("dialog", answer)
-    page.goto(f"{tab.url}/game")
-    expect(page.locator("body.ready")).to_have_count(1)
+    tab.visit("/game")
     page.fill("#players", "Ann Bob")
     page.click("#new-form button[type=submit]")
     expect(page).to_have_url(re.compile(r"/game/[0-9a-f]{10}$"))

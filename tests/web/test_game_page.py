@@ -29,8 +29,7 @@ def open_game(browser, live_server_factory, tmp_path):
                           "GAME_DB": f"sqlite:///{tmp_path / 'games.sqlite3'}"}, reader=reader)
         tab = Page(browser, live_server_factory(app).url, viewport)
         tabs.append(tab)
-        tab.page.goto(f"{tab.url}/game/{game_id}" if game_id else f"{tab.url}/game")
-        expect(tab.page.locator("body.ready")).to_have_count(1)
+        tab.visit(f"/game/{game_id}" if game_id else "/game")
         return tab, app
 
     yield open_
@@ -197,8 +196,7 @@ def test_the_play_box_speaks_the_games_names_and_takes_initials(open_game):
     tab, app = open_game()
     game_id = new_game(app.test_client(), {"type": "deal", "starter": "5S"})
     page = tab.page
-    page.goto(f"{tab.url}/game/{game_id}")
-    expect(page.locator("body.ready")).to_have_count(1)
+    tab.visit(f"/game/{game_id}")
     expect(page.locator("#turns")).to_have_attribute("placeholder", "Bob:K Ann:6 Bob:K Ann:go ...")
     expect(page.locator("#turns-hint")).to_contain_text("Initials do too: B:K for Bob:K.")
     tab.shot("game-05-play-names")
@@ -231,8 +229,7 @@ def test_the_winner_pegs_out_and_nothing_is_scored_after_the_end(open_game, tmp_
     game_id = new_game(app.test_client(), {"type": "deal"}, *pegs_, players=["Ann", "Bob"],
                        target=61)
     page = tab.page
-    page.goto(f"{tab.url}/game/{game_id}")
-    expect(page.locator("body.ready")).to_have_count(1)
+    tab.visit(f"/game/{game_id}")
     expect(page.locator("#irregularity")).to_be_visible()
     page.select_option("#peg-player", "Ann")
     page.fill("#peg-points", "15")
@@ -259,8 +256,7 @@ def test_the_board_is_legible_on_a_phone(open_game):
                        {"type": "play", "turns": PLAY}, {"type": "show", "claim": 7},
                        {"type": "show", "claim": 29})
     page = tab.page
-    page.goto(f"{tab.url}/game/{game_id}")
-    expect(page.locator("body.ready")).to_have_count(1)
+    tab.visit(f"/game/{game_id}")
     expect(page.locator("#board")).to_have_attribute("data-row-holes", "15")
     expect(page.locator("#board .hole")).to_have_count(2 * 60 + 2 * 2)
     hole = page.locator("#board .track >> nth=0 >> .hole >> nth=0").bounding_box()

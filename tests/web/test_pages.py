@@ -40,8 +40,7 @@ def site(browser, live_server_factory, tmp_path):
         tab = Page(browser, server.url, viewport)
         tabs.append(tab)
         if path != "/":
-            tab.page.goto(server.url + path)
-            expect(tab.page.locator("body.ready")).to_have_count(1)
+            tab.visit(path)
         return tab
 
     yield open_
@@ -72,8 +71,7 @@ def test_every_page_has_the_bar_of_pages_with_itself_marked(site, viewport):
     tab = site(viewport=viewport)
     page = tab.page
     for path, label in PAGES:
-        page.goto(tab.url + path)
-        expect(page.locator("body.ready")).to_have_count(1)
+        tab.visit(path)
         links = nav_links(page)
         assert [(href, text) for href, text, _ in links] == PAGES
         assert [text for _, text, current in links if current] == [label]  # itself, and only itself

@@ -23,8 +23,7 @@ from webtools import DATA
 def teach_tab(browser, server, viewport) -> Page:
     """A tab on the server's teach page, ready."""
     tab = Page(browser, server.url, viewport)
-    tab.page.goto(server.url + "/teach")
-    expect(tab.page.locator("body.ready")).to_have_count(1)
+    tab.visit("/teach")
     return tab
 
 
@@ -82,8 +81,7 @@ def test_teach_a_deck_on_the_page_then_read_with_it(browser, teaching_server, la
     expect(page.locator("#train-default")).to_contain_text(
         "This browser now reads with page-deck" if better else "This browser keeps reading as it did")
 
-    page.goto(server.url + "/")
-    expect(page.locator("body.ready")).to_have_count(1)
+    tab.visit("/")
     expect(page.locator("#deck-choice")).to_have_value("page-deck" if better else "")
     if not better:
         page.select_option("#deck-choice", "page-deck")  # the player's own choice
