@@ -55,14 +55,17 @@ _ENTRY_EXAMPLE = '{"type": "deal", "starter": "5D"}'
 def game_error(exc: GameError):
     """A game's error as the API answers it, here and where another part of the API meets one
     (the live play of a kept game)."""
-    status = next(code for kind, code in _STATUS if isinstance(exc, kind))
+    return jsonify(error=game_error_message(exc)), next(code for kind, code in _STATUS if isinstance(exc, kind))
+
+
+def game_error_message(exc: GameError) -> str:
+    """What a player is told of a game's error. Where the database lies and how it fails is the
+    operator's business, in the server's log; a player is told the games are out of reach (a
+    503 showed the database's path)."""
     if isinstance(exc, StoreError):
-        # Where the database lies and how it fails is the operator's business, in the server's
-        # log; a player is told the games are out of reach (a 503 showed the database's path).
         log.error("%s", exc)
-        return jsonify(error="the games cannot be kept on this server now: its games database "
-                             "cannot be used (the server's log says why)"), status
-    return jsonify(error=str(exc)), status
+        return "the games cannot be kept on this server now: its games database cannot be used (the server's log says why)"
+    return str(exc)
 
 
 def store() -> GameStore:

@@ -8,7 +8,6 @@ its reading and count as ``/api/read`` gives them.
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 
@@ -17,10 +16,8 @@ from flask import Blueprint, Flask, current_app, jsonify, request
 from cribcam.game import GameError
 from cribcam.live.sessions import LiveSessions, SessionBusy
 from cribcam.web import api
-from cribcam.web.game import game_error, store
+from cribcam.web.game import game_error, game_error_message, store
 from cribcam.web.pages import render_page
-
-log = logging.getLogger(__name__)
 
 LIVE_DEFAULTS = {
     "LIVE_MAX_SESSIONS": 32,  # cameras followed at once; the one idle longest makes room
@@ -175,7 +172,6 @@ def _into_game(session, watch) -> None:
     """Once the play of a kept game is over, it goes into the game (once: a go and a frame
     may end it at the same moment), and the game's answer is kept for the page: its sides'
     scores, or why it did not take the play."""
-    from cribcam.game.store import StoreError
     from cribcam.scoring.cards import CardError
 
     game = session.play_game
@@ -187,10 +183,9 @@ def _into_game(session, watch) -> None:
         try:
             store().add(game["id"], watch.table.game_entry())
             game["sides"] = store().state(game["id"])["sides"]
-        except StoreError as exc:  # the database's own words name its path: for the log alone
-            log.error("%s", exc)
-            game["error"] = "the games cannot be kept on this server now (the server's log says why)"
-        except (GameError, CardError) as exc:
+        except GameError as exc:
+            game["error"] = game_error_message(exc)
+        except CardError as exc:
             game["error"] = str(exc)
 
 
