@@ -30,7 +30,8 @@ import numpy as np
 
 from cribcam.datagen.font_decks import font_decks
 from cribcam.scoring.cards import CARD_CODES
-from cribcam.training.classifier import augment, bank_from_decks
+from cribcam.teach.crop_bank import augment
+from cribcam.training.classifier import bank_from_decks
 from cribcam.vision.classifier import IndexClassifier
 from cribcam.vision.models import MODELS_DIR
 from cribcam.vision.reader import CARD_CONF

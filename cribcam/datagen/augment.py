@@ -154,7 +154,7 @@ def _colour_matrix(rng) -> tuple[np.ndarray, list[str]]:
 def motion_kernel(rng: np.random.Generator, length: int) -> np.ndarray:
     """A normalised line ``length`` pixels long at a random angle, to filter an image with: the
     smear of a camera or a hand moving while the frame is exposed (the scenes' motion blur, and
-    the classifier's crops', ``training.classifier.augment``)."""
+    the classifier's crops', ``teach.crop_bank.augment``)."""
     kernel = np.zeros((length, length), np.float32)
     angle = float(rng.uniform(0, math.pi))
     centre = (length - 1) / 2

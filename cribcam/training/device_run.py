@@ -323,7 +323,7 @@ def classifier_bank(settings: DeviceRun, places: dict[str, Path], log):
 
     from cribcam.datagen.card_art import load_decks
     from cribcam.datagen.font_decks import find_fonts
-    from cribcam.training.classifier import CropBank
+    from cribcam.teach.crop_bank import CropBank
     from cribcam.vision.evaluate import load_labels
 
     scenes = sorted((settings.work / "designs" / "images" / "train").glob("*.jpg"))
@@ -347,13 +347,8 @@ def classifier_bank(settings: DeviceRun, places: dict[str, Path], log):
 
 def _bank_piece(job: tuple[str, int, int]):
     from cribcam.datagen.font_decks import font_decks, joker_faces
-    from cribcam.training.classifier import (
-        bank_from_decks,
-        bank_from_finder_mistakes,
-        bank_from_jokers,
-        bank_from_labelled_photos,
-        bank_from_scenes,
-    )
+    from cribcam.teach.crop_bank import bank_from_finder_mistakes, bank_from_labelled_photos
+    from cribcam.training.classifier import bank_from_decks, bank_from_jokers, bank_from_scenes
 
     kind, k, n = job
     s, places, backgrounds = _BANK_INPUTS["settings"], _BANK_INPUTS["places"], _BANK_INPUTS["backgrounds"]

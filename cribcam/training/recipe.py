@@ -343,13 +343,8 @@ def _classifier_bank(recipe: Recipe, log):
 
     from cribcam.datagen.card_art import load_decks
     from cribcam.datagen.font_decks import font_decks, joker_faces
-    from cribcam.training.classifier import (
-        CropBank,
-        bank_from_decks,
-        bank_from_jokers,
-        bank_from_labelled_photos,
-        bank_from_scenes,
-    )
+    from cribcam.teach.crop_bank import CropBank, bank_from_labelled_photos
+    from cribcam.training.classifier import bank_from_decks, bank_from_jokers, bank_from_scenes
     from cribcam.vision.evaluate import load_labels
 
     scenes = sorted((recipe.synth / "images" / "train").glob("*.jpg"))
@@ -378,7 +373,7 @@ def _classifier_bank(recipe: Recipe, log):
 
 def _finder_mistakes(recipe: Recipe, real_labels: dict | None, log):
     """Hard negatives from the finder the run continues from, read at run-time size."""
-    from cribcam.training.classifier import bank_from_finder_mistakes
+    from cribcam.teach.crop_bank import bank_from_finder_mistakes
     from cribcam.training.finder import export_finder
     from cribcam.vision.finder import IndexFinder
 

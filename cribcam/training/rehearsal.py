@@ -41,13 +41,8 @@ def make_rehearsal(synth: Path, out: Path = REHEARSAL, scenes: int = 1200, art: 
             is read (never the validation part).
     """
     from cribcam.datagen.card_art import load_decks
-    from cribcam.training.classifier import (
-        NO_INDEX,
-        CropBank,
-        bank_from_decks,
-        bank_from_labelled_photos,
-        bank_from_scenes,
-    )
+    from cribcam.teach.crop_bank import NO_INDEX, CropBank, bank_from_labelled_photos
+    from cribcam.training.classifier import bank_from_decks, bank_from_scenes
     from cribcam.vision.evaluate import load_labels
 
     rng = np.random.default_rng(seed)
@@ -85,7 +80,7 @@ def load_rehearsal(path: Path = REHEARSAL):
     Raises:
         FileNotFoundError: there is no rehearsal set at ``path``.
     """
-    from cribcam.training.classifier import PATCH, CropBank
+    from cribcam.teach.crop_bank import PATCH, CropBank
 
     if not Path(path).is_file():
         raise FileNotFoundError(f"no rehearsal set at {path}: make it with "
@@ -112,7 +107,7 @@ def _mosaic(tiles: np.ndarray) -> np.ndarray:
 
 def split_rehearsal(bank, seed: int, share: float = 0.2):
     """The rehearsal bank to train on, and a fifth of its indices held back to check on."""
-    from cribcam.training.classifier import NO_INDEX, CropBank
+    from cribcam.teach.crop_bank import NO_INDEX, CropBank
 
     rng = np.random.default_rng([seed, 7])
     held = rng.random(len(bank)) < share
@@ -126,7 +121,7 @@ def split_rehearsal(bank, seed: int, share: float = 0.2):
 
 def rehearsal_crops(patches: np.ndarray) -> np.ndarray:
     """The classifier's crop of the index at the centre of each bank patch, as at run time."""
-    from cribcam.training.classifier import CONTEXT, PATCH
+    from cribcam.teach.crop_bank import CONTEXT, PATCH
 
     side = PATCH * (1 + 2 * MARGIN) / CONTEXT
     return np.array([crop_square(p, (PATCH / 2, PATCH / 2), side, CROP_SIZE) for p in patches], np.uint8)

@@ -233,7 +233,7 @@ def _lesson(photos: Path, labels: dict, rehearsal: Path, settings: Settings, fin
     court art the deck's own reading must reject, and places drawn at random), and the
     rehearsal set but a fifth of its indices; each crop's rank, suit and weight in the loss.
     Then the held-back labels and rehearsal crops."""
-    from cribcam.training.classifier import (
+    from cribcam.teach.crop_bank import (
         NO_INDEX,
         CropBank,
         augment,
@@ -295,7 +295,7 @@ def _fit_heads(cards: np.ndarray, features: np.ndarray, lesson: dict, settings: 
     """Fits the rank head's correction on every crop and the suit head's on the indices (both
     ways up, each with the crop's labels), and writes them and the deck's rank texts as
     ``TaughtHeads`` reads them."""
-    from cribcam.training.classifier import NO_INDEX
+    from cribcam.teach.crop_bank import NO_INDEX
 
     x = features.reshape(-1, features.shape[-1])
     rank_prior, suit_prior = heads_from_cards(cards.reshape(-1, cards.shape[-1]))

@@ -1,4 +1,7 @@
-"""The classifier's pieces: crop bank, augmentation, network, export to what the runtime reads."""
+"""The classifier's training: the recipe's crops of card art, the network, its export to what the runtime reads.
+
+The crop bank and its augmentation, which teaching shares, are tested in tests/teach/test_crop_bank.py.
+"""
 
 import numpy as np
 import pytest
@@ -6,11 +9,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from cribcam.scoring.cards import CARD_CODES  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
+from cribcam.teach.crop_bank import NO_INDEX, PATCH, CropBank  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
 from cribcam.training.classifier import (  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
-    NO_INDEX,
-    PATCH,
-    CropBank,
-    augment,
     bank_from_decks,
     bank_from_jokers,
     build_model,
@@ -27,19 +27,6 @@ def _bank(n=12) -> CropBank:
     patches = rng.integers(0, 255, (n, PATCH, PATCH, 3), dtype=np.uint8)
     rank = np.array([i % 14 for i in range(n)])
     return CropBank(patches, rank, np.array([i % 4 for i in range(n)]), np.arange(n) % 3 == 0)
-
-
-def test_a_bank_needs_one_label_per_patch():
-    with pytest.raises(ValueError, match="one entry per patch"):
-        CropBank(np.zeros((2, PATCH, PATCH, 3), np.uint8), np.zeros(3), np.zeros(2), np.zeros(2, bool))
-
-
-def test_bank_groups_split_indices_real_and_synthetic_from_negatives():
-    groups = _bank().groups()
-    assert sorted(np.concatenate(list(groups.values())).tolist()) == list(range(12))
-    bank = _bank()
-    assert (bank.rank[groups["negative"]] == NO_INDEX).all()
-    assert bank.real[groups["real"]].all() and not bank.real[groups["synthetic"]].any()
 
 
 def test_art_patches_centre_the_index_of_the_named_card(monkeypatch):
@@ -69,11 +56,6 @@ def test_joker_corners_are_negatives_cut_around_the_corner():
     assert len(bank) == 10 and (bank.rank == NO_INDEX).all() and bank.art.all() and not bank.real.any()
     assert len(bank.groups()["negative"]) == 10
     assert (bank.patches.reshape(10, -1, 3).min(axis=1) < 100).all()  # the print is in every patch
-
-
-def test_augmented_crops_have_the_classifier_input_size():
-    crops = augment(np.random.default_rng(0), _bank().patches)
-    assert crops.shape == (12, CROP_SIZE, CROP_SIZE, 3) and crops.dtype == np.uint8
 
 
 def test_card_probabilities_follow_card_codes_and_sum_to_one():
@@ -123,26 +105,6 @@ def test_the_exported_features_are_what_the_heads_read(tmp_path):
     rank, suit = (softmax(features @ weights[f"{head}.weight"].numpy().T + weights[f"{head}.bias"].numpy())
                   for head in ("rank", "suit"))
     np.testing.assert_allclose(cards_from_heads(rank, suit), cards, atol=1e-5)
-
-
-def test_finder_mistakes_clear_of_every_corner_become_negatives(tmp_path):
-    import json
-
-    import cv2
-
-    from cribcam.training.classifier import bank_from_finder_mistakes
-
-    for kind in ("images", "meta"):
-        (tmp_path / kind / "train").mkdir(parents=True)
-    cv2.imwrite(str(tmp_path / "images" / "train" / "0.jpg"), np.full((200, 200, 3), 90, np.uint8))
-    corner = {"quad": [[10, 10], [30, 10], [30, 40], [10, 40]]}  # an index whose ink is half hidden
-    (tmp_path / "meta" / "train" / "0.json").write_text(json.dumps(
-        {"image": "0.jpg", "cards": [{"corners": [corner], "polygon": None}]}))
-    found = np.array([[12, 12, 32, 42],      # on the printed corner: an index, not a mistake
-                      [120, 120, 145, 150]],  # far from it: a mistake
-                     np.float32)
-    bank = bank_from_finder_mistakes(lambda image: found, tmp_path, "train")
-    assert len(bank) == 1 and (bank.rank == NO_INDEX).all() and not bank.real.any()
 
 
 def test_batches_drawn_by_worker_processes_are_batches_of_the_bank_and_follow_the_seed():

@@ -1,0 +1,52 @@
+"""The crop bank that lessons and the training recipe cut, and the crops augmented from it.
+
+numpy and OpenCV alone: these run without torch, as teaching does.
+"""
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from cribcam.teach.crop_bank import NO_INDEX, PATCH, CropBank, augment, bank_from_finder_mistakes
+from cribcam.vision.crops import CROP_SIZE
+
+
+def _bank(n=12) -> CropBank:
+    rng = np.random.default_rng(0)
+    patches = rng.integers(0, 255, (n, PATCH, PATCH, 3), dtype=np.uint8)
+    rank = np.array([i % 14 for i in range(n)])
+    return CropBank(patches, rank, np.array([i % 4 for i in range(n)]), np.arange(n) % 3 == 0)
+
+
+def test_a_bank_needs_one_label_per_patch():
+    with pytest.raises(ValueError, match="one entry per patch"):
+        CropBank(np.zeros((2, PATCH, PATCH, 3), np.uint8), np.zeros(3), np.zeros(2), np.zeros(2, bool))
+
+
+def test_bank_groups_split_indices_real_and_synthetic_from_negatives():
+    groups = _bank().groups()
+    assert sorted(np.concatenate(list(groups.values())).tolist()) == list(range(12))
+    bank = _bank()
+    assert (bank.rank[groups["negative"]] == NO_INDEX).all()
+    assert bank.real[groups["real"]].all() and not bank.real[groups["synthetic"]].any()
+
+
+def test_augmented_crops_have_the_classifier_input_size():
+    crops = augment(np.random.default_rng(0), _bank().patches)
+    assert crops.shape == (12, CROP_SIZE, CROP_SIZE, 3) and crops.dtype == np.uint8
+
+
+def test_finder_mistakes_clear_of_every_corner_become_negatives(tmp_path):
+    for kind in ("images", "meta"):
+        (tmp_path / kind / "train").mkdir(parents=True)
+    cv2.imwrite(str(tmp_path / "images" / "train" / "0.jpg"), np.full((200, 200, 3), 90, np.uint8))
+    corner = {"quad": [[10, 10], [30, 10], [30, 40], [10, 40]]}  # an index whose ink is half hidden
+    (tmp_path / "meta" / "train" / "0.json").write_text(json.dumps(
+        {"image": "0.jpg", "cards": [{"corners": [corner], "polygon": None}]}))
+    found = np.array([[12, 12, 32, 42],      # on the printed corner: an index, not a mistake
+                      [120, 120, 145, 150]],  # far from it: a mistake
+                     np.float32)
+    bank = bank_from_finder_mistakes(lambda image: found, tmp_path, "train")
+    assert len(bank) == 1 and (bank.rank == NO_INDEX).all() and not bank.real.any()
