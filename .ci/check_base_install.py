@@ -2,7 +2,7 @@
 
 Runs the quick start's launcher, ``bin/cribcam``, with its environment in ``.ci/base-venv``
 (made afresh whenever pyproject.toml changes) and checks that ``cribcam count``, ``cribcam
-serve``, ``cribcam read`` and ``cribcam live`` (a short video, headless) work there, and that
+serve``, ``cribcam read`` and ``cribcam live hands`` (a short video, headless) work there, and that
 ``cribcam teach`` teaches a deck from a few of the shared real photos (one of them named without
 a box) with no torch in the environment, which ``cribcam read --deck`` then reads with. A runtime module that imports what only an
 extra installs fails here, whatever the test environment holds. Exits 1 saying what went
@@ -113,13 +113,13 @@ def check_live() -> str:
                                   "out.release()", PHOTO, str(clip)], capture_output=True, text=True)
         if written.returncode != 0 or not clip.is_file():
             raise CheckFailed(f"could not write a test video with the base install's OpenCV:\n{written.stderr}")
-        result = cribcam("live", "--video", str(clip), "--headless", "--out", "-")
-    expect_no_crash("cribcam live", result.stderr)
+        result = cribcam("live", "hands", "--video", str(clip), "--headless", "--out", "-")
+    expect_no_crash("cribcam live hands", result.stderr)
     if result.returncode == 2 and NO_MODEL in result.stderr:
         return "live says no model is installed"
     ended = re.search(r"ended: (12 frames read[^:\n]*)", result.stderr)
     if result.returncode != 0 or not ended:
-        raise CheckFailed(f"cribcam live exited {result.returncode}:\n{result.stdout}{result.stderr}")
+        raise CheckFailed(f"cribcam live hands exited {result.returncode}:\n{result.stdout}{result.stderr}")
     return f"follows a video ({ended.group(1)})"
 
 

@@ -6,7 +6,7 @@ Renders ``--clips`` clips of the play (``datagen.play_clips``: two to four playe
 deck designs, seeds 0 to N-1, 10 frames a second, 1280x960 as the play's frames are taken,
 ``live.play.FRAME_SIZE``; with ``--photos``, ``datagen.photo_play_clips``:
 each card a real photo of that one card, from the shared real photos' validation part as
-``cribcam data real`` builds it, never trained on), follows each as ``cribcam live --play`` does
+``cribcam data real`` builds it, never trained on), follows each as ``cribcam live play`` does
 (``live.play.follow_play``, the goes given at the frames the clip's record says) and compares
 the events with the play the clip shows: the cards laid (each read once: none missed, none
 doubled, none read as another), every event's count and pegs in order, and the delay from the

@@ -26,11 +26,20 @@ def add_count_options(parser, starter_required: bool) -> None:
     parser.add_argument("--starter", required=starter_required, metavar="CARD",
                         help="the starter (cut) card")
     parser.add_argument("--crib", action="store_true", help="count as the crib")
-    parser.add_argument("--variant", choices=list(rules.VARIANTS), default=rules.DEFAULT_VARIANT,
-                        help="six-card (the usual game) or five-card cribbage")
+    add_variant_option(parser)
     parser.add_argument("--claim", type=typed_claim, metavar="N", action=_Claim,
                         help="the total the player claimed (0 to 1000; 19, said for a hand of "
                              "nothing, means 0): judged correct, muggins or over-claimed")
+
+
+def add_variant_option(parser, default: str | None = rules.DEFAULT_VARIANT) -> None:
+    """``--variant``: of the commands that count a hand, and of `cribcam live play` (its hand size).
+
+    Args:
+        default: None to tell a variant given from one left out.
+    """
+    parser.add_argument("--variant", choices=list(rules.VARIANTS), default=default,
+                        help="six-card (the usual game) or five-card cribbage")
 
 
 class _Claim(argparse.Action):

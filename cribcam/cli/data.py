@@ -69,7 +69,7 @@ def add_parser(subparsers) -> None:
         description="Render a Y4M clip of hands held still under a fixed camera, with blurred "
                     "frames between them, from the held-out card designs; its record (the "
                     "hands, their frames and counts) is written beside it as .json. Play it "
-                    "with cribcam live --video, or as Chromium's fake camera.")
+                    "with cribcam live hands --video, or as Chromium's fake camera.")
     clip.add_argument("--out", type=Path, required=True, help="the .y4m file to write")
     clip.add_argument("--hands", type=int, default=None,
                       help="hands, one after another (default 3; not with --play, which deals the players' cards)")
@@ -83,7 +83,7 @@ def add_parser(subparsers) -> None:
     clip.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     clip.add_argument("--play", type=int, metavar="PLAYERS",
                       help="a clip of the play instead: 2 to 4 players lay their cards one at a time, each lying "
-                           "still --seconds (follow it with cribcam live --play: its record gives the goes)")
+                           "still --seconds (follow it with cribcam live play: its record gives the goes)")
     clip.add_argument("--photos", type=Path, metavar="FOLDER",
                       help="with --play: lay real photos of single cards instead of drawn ones, from FOLDER "
                            "(its images/ and labels.json, as the shared real photos hold them)")
@@ -206,7 +206,7 @@ def _play_clip(args, width: int, height: int) -> int:
 
     players = PLAYERS[:args.play]
     # Each player holds 4 cards for the play, whatever their number (Hoyle: three or four players
-    # are dealt 5 and lay 1 away): `cribcam live --play` follows the six-card game's play.
+    # are dealt 5 and lay 1 away): `cribcam live play` follows the six-card game's play.
     spec = PlaySpec(players, hold_seconds=args.seconds, transition_frames=args.transition_frames, fps=args.fps,
                     width=width, height=height, seed=args.seed)
     if not 2 <= args.play <= 4:
@@ -229,13 +229,13 @@ def _play_clip(args, width: int, height: int) -> int:
     goes = " ".join(f"--go {said}" for said in record["goes"])
     shown = f"deck {record['deck']}" if "deck" in record else f"photos from {args.photos}"
     print(f"{record['frames']} frames at {spec.fps} fps, {width}x{height}, {shown} -> {args.out} "
-          f"and {record_path(args.out)}; follow it with: cribcam live --play --video {args.out} --headless --out - "
+          f"and {record_path(args.out)}; follow it with: cribcam live play --video {args.out} --out - "
           f"--players {' '.join(players)} --dealer {record['dealer']} {goes}".rstrip())
     return 0
 
 
 def _check_hold(spec) -> None:
-    """Refuses a clip of the play whose cards lie still too briefly for `cribcam live --play` to
+    """Refuses a clip of the play whose cards lie still too briefly for `cribcam live play` to
     see them laid: ``STILL_FOR`` seconds from a card's first still frame to its last. A card not
     seen laid in its own stillness is seen with the next, and the two are laid out of turn."""
     from cribcam.live.laid import STILL_FOR
@@ -245,7 +245,7 @@ def _check_hold(spec) -> None:
     frames = math.ceil(STILL_FOR * spec.fps - 1e-6) + 1
     if spec.hold_frames < frames:
         raise UsageError(f"--seconds must be at least {frames / spec.fps:g} at {spec.fps} fps, not "
-                         f"{spec.hold_seconds:g}: cribcam live --play counts a card laid once it has lain "
+                         f"{spec.hold_seconds:g}: cribcam live play counts a card laid once it has lain "
                          f"still {STILL_FOR:g} s")
 
 

@@ -1,4 +1,14 @@
-"""`cribcam live`: count from a webcam or a video file as hands settle."""
+"""`cribcam live`: watch the table through a webcam or a video file, one job at a time.
+
+    cribcam live hands [--video FILE --headless --out FILE] ...   count each hand as it lies still
+    cribcam live play --players Ann Bob --dealer Bob --out FILE ...   follow the play (pegging)
+
+The jobs are named as a player says them: the *hands* laid under the camera are counted, and
+*the play* is cribbage's own name for the pegging (the live page's "The play" too); "show"
+would be `cribcam game show`'s word, and "count" `cribcam count`'s. Until this release the jobs
+were spelled `cribcam live [...]` and `cribcam live --play [...]`: kept for this release, said
+in today's words with a note on standard error (``today_spelling``).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +20,7 @@ import sys
 from functools import partial
 from pathlib import Path
 
-from cribcam.cli.count import add_count_options
+from cribcam.cli.count import add_count_options, add_variant_option
 from cribcam.cli.decks import add_deck_option
 from cribcam.cli.game import add_db_option, game_call, open_store
 from cribcam.cli.main import UsageError
@@ -21,39 +31,58 @@ from cribcam.scoring.cards import CardError
 from cribcam.settings import DEFAULT_THREADS
 
 FFMPEG_QUIET = -8  # FFmpeg's AV_LOG_QUIET: none of its log lines
+# Each job, as its options' refusal names it.
+JOBS = {"hands": "counting hands", "play": "following the play"}
 
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
-        "live", help="count from a webcam or video as each hand lies still",
+        "live", help="count hands, or follow the play, from a webcam or a video",
+        description="Watch the table through a camera (or a video file). cribcam live hands counts "
+                    "each hand as it lies still; cribcam live play follows the play (pegging), card by "
+                    "card. Each has its own options: cribcam live hands --help, cribcam live play --help. "
+                    "The spellings of the last release, cribcam live [...] and cribcam live --play [...], "
+                    "still work in this one, with a note.",
+        epilog="examples: cribcam live hands; cribcam live play --video play.y4m --players Ann Bob "
+               "--dealer Bob --out events.jsonl")
+    jobs = parser.add_subparsers(dest="job", metavar="JOB", parser_class=type(parser))
+    jobs.required = True
+
+    hands = jobs.add_parser(
+        "hands", help="count each hand as it lies still",
         description="Follow a camera (or a video file); when the same cards have been read in "
                     "most recent frames the hand locks and its count is shown: in a window when "
                     "OpenCV can open one (pip install opencv-python), otherwise (the base "
                     "install) on the live page of the web app, served here and opened in the "
                     "browser. With --headless and --out, write one JSON line per locked hand.",
-        epilog="examples: cribcam live (the browser's live page, or a window); cribcam live "
-               "--video hands.y4m --headless --out -; cribcam live --play --video play.y4m --headless "
-               "--players Ann Bob --dealer Bob --go 120:Bob --out events.jsonl; cribcam live --play "
-               "--video play.y4m --headless --game ID --out events.jsonl")
-    source = parser.add_mutually_exclusive_group()
-    source.add_argument("--camera", type=int, default=None,
-                        help="camera index (default 0; on the live page the browser chooses)")
-    source.add_argument("--video", type=Path, help="a video file instead of a camera")
-    parser.add_argument("--headless", action="store_true", help="no window")
-    parser.add_argument("--browser", action="store_true",
-                        help="show the live page in the web browser even where OpenCV could open "
-                             "a window (the default when it cannot)")
-    parser.add_argument("--port", type=int, default=8000,
-                        help="the live page's port (default 8000; any free one when it is taken)")
-    parser.add_argument("--out", type=Path, help="write a JSON line per locked hand here ('-' for stdout)")
-    # No default here: an option given is told from one left out (--play refuses the hands' own).
-    parser.add_argument("--window", type=int, help="frames the lock looks back over (default 8)")
-    parser.add_argument("--agree", type=int, help="frames that must agree to lock (default 5)")
-    add_model_option(parser)
-    play = parser.add_argument_group("the play (pegging)", "watch the play instead of the show: each card "
-                                     "laid face up and still for half a second is the card of the player whose "
-                                     "turn it is; one JSON line per card, go or refused move, then the totals")
-    play.add_argument("--play", action="store_true", help="watch the play (with --headless --out)")
+        epilog="examples: cribcam live hands (the live page in the browser, or a window); cribcam live "
+               "hands --video hands.y4m --headless --out -; cribcam live hands --crib --window 10 --agree 6")
+    _add_shared_options(hands, out="write a JSON line per locked hand here ('-' for standard output)")
+    hands.add_argument("--headless", action="store_true", help="no window")
+    hands.add_argument("--browser", action="store_true",
+                       help="show the live page in the web browser even where OpenCV could open "
+                            "a window (the default when it cannot)")
+    hands.add_argument("--port", type=int, default=8000,
+                       help="the live page's port (default 8000; any free one when it is taken)")
+    # No default here: HandLock's own stands unless one is given.
+    hands.add_argument("--window", type=int, help="frames the lock looks back over (default 8)")
+    hands.add_argument("--agree", type=int, help="frames that must agree to lock (default 5)")
+    add_count_options(hands, starter_required=False)
+    # None until given: the live page says it chooses the variant itself.
+    hands.set_defaults(handler=run_hands, variant=None)
+
+    play = jobs.add_parser(
+        "play", help="follow the play (pegging): each card laid, each go, each peg",
+        description="Watch the play instead of the show: each card laid face up and still for half "
+                    "a second is the card of the player whose turn it is (the dealer's left leads); "
+                    "one JSON line per card, go or refused move, then the totals. A video is followed "
+                    "to its end, a camera until the play is over. With --game, the players, the dealer "
+                    "and the variant are a kept game's, and a play seen to its end goes into it.",
+        epilog="examples: cribcam live play --video play.y4m --players Ann Bob --dealer Bob --go "
+               "120:Bob --out events.jsonl; cribcam live play --game ID --out - (the camera, into the "
+               "game kept as ID)")
+    _add_shared_options(play, out="write a JSON line per card, go or refused move here, then the totals "
+                                  "('-' for standard output)", out_required=True)
     play.add_argument("--players", nargs="+", metavar="NAME", help="the players in seating order")
     play.add_argument("--dealer", metavar="NAME", help="who dealt: the player on his left leads")
     play.add_argument("--go", action="append", default=[], metavar="FRAME:NAME",
@@ -62,19 +91,72 @@ def add_parser(subparsers) -> None:
                       help="a game kept by cribcam game (and the board): its players, dealer and variant "
                            "are the play's, and a play seen to its end goes into it as its play entry")
     add_db_option(play)
-    add_deck_option(parser)
-    add_count_options(parser, starter_required=False)
-    # None until given, as --window's: --variant is refused with --game, which names its own.
-    parser.set_defaults(handler=run, variant=None)
+    add_variant_option(play, default=None)  # None until given: refused with --game, which names its own
+    play.set_defaults(handler=run_play)
+
+    parser.respell = partial(today_spelling, takes={job: _option_strings(jobs.choices[job]) for job in JOBS})
 
 
-def mode(args, written: str = "the locked hands") -> str:
-    """How the hands are followed: ``headless`` (JSON lines), ``window`` (OpenCV's own) or
-    ``browser`` (the web app's live page, for an OpenCV that opens no window: the base
-    install's opencv-python-headless).
+def _add_shared_options(parser, out: str, out_required: bool = False) -> None:
+    """The options of both jobs: where the frames come from, where the JSON lines go, and the
+    model and deck that read the cards.
 
     Args:
-        written: what ``--out`` gets, for the message that it is missing.
+        out: ``--out``'s help: what its lines are.
+    """
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--camera", type=int, default=None, metavar="N", help="camera index (default 0)")
+    source.add_argument("--video", type=Path, metavar="FILE", help="a video file instead of a camera")
+    parser.add_argument("--out", type=Path, metavar="FILE", required=out_required, help=out)
+    add_model_option(parser)
+    add_deck_option(parser)
+
+
+def _option_strings(parser) -> set[str]:
+    """The options ``parser`` takes (argparse keeps them in no public place)."""
+    return set(parser._option_string_actions)
+
+
+def today_spelling(words: list[str], takes: dict[str, set[str]]) -> list[str]:
+    """The words after `cribcam live` as this release spells them: the last release's
+    `cribcam live --play ...` is `cribcam live play ...` (without --play and --headless: the play
+    shows nothing), and `cribcam live ...` without a job is `cribcam live hands ...`, each said
+    on standard error; kept for this release only.
+
+    Args:
+        takes: each job's options.
+
+    Raises:
+        UsageError: an option of the other job, or the old --play beside a job named.
+    """
+    if words and words[0] in ("-h", "--help"):
+        return words  # cribcam live's own help
+    if not words or words[0].startswith("-"):
+        old = "cribcam live --play ..." if "--play" in words else "cribcam live ..."
+        job = "play" if "--play" in words else "hands"
+        words = [job, *(w for w in words if job == "hands" or w not in ("--play", "--headless"))]
+        print(f"cribcam live: note: {old} is spelled cribcam live {job} ... now"
+              f"{' (no --play, no --headless)' if job == 'play' else ''}; the old spelling works in this "
+              f"release only", file=sys.stderr)
+    job, given = words[0], [w.partition("=")[0] for w in words[1:] if w.startswith("--")]
+    if job not in takes:
+        return words  # argparse names the jobs
+    if "--play" in given:
+        raise UsageError("--play was the play's old spelling: cribcam live play ... follows the play, "
+                         "cribcam live hands ... counts hands")
+    other = next(name for name in takes if name != job)
+    theirs = list(dict.fromkeys(w for w in given if w in takes[other] and w not in takes[job]))
+    if theirs:
+        one = len(theirs) == 1
+        raise UsageError(f"{', '.join(theirs)} {'is' if one else 'are'} for {JOBS[other]} (cribcam live "
+                         f"{other}): leave {'it' if one else 'them'} out of cribcam live {job}")
+    return words
+
+
+def mode(args) -> str:
+    """How `cribcam live hands` follows the hands: ``headless`` (JSON lines), ``window``
+    (OpenCV's own) or ``browser`` (the web app's live page, for an OpenCV that opens no window:
+    the base install's opencv-python-headless).
 
     Raises:
         UsageError: options that do not go together.
@@ -83,7 +165,7 @@ def mode(args, written: str = "the locked hands") -> str:
 
     if args.headless:
         if not args.out:
-            raise UsageError(f"--headless needs --out FILE (or --out -) to write {written} to")
+            raise UsageError("--headless needs --out FILE (or --out -) to write the locked hands to")
         if args.browser:
             raise UsageError("--browser shows the live page; --headless shows nothing: choose one")
         return "headless"
@@ -100,24 +182,26 @@ def mode(args, written: str = "the locked hands") -> str:
     return "browser"
 
 
-def run(args) -> int:
+def _quiet_opencv() -> None:
+    """OpenCV's own log lines ("[ WARN:0@0.5] global cap_v4l.cpp ... can't open camera by
+    index") and FFmpeg's through it ("[mov,mp4,m4a,3gp,3g2,mj2 @ 0x...] moov atom not found")
+    are for their developers: the player reads cribcam's message about the camera or video
+    instead. FFmpeg's level is read from the environment when OpenCV first opens a video."""
     import cv2
 
-    # OpenCV's own log lines ("[ WARN:0@0.5] global cap_v4l.cpp ... can't open camera by index")
-    # and FFmpeg's through it ("[mov,mp4,m4a,3gp,3g2,mj2 @ 0x...] moov atom not found") are for
-    # their developers: the player reads cribcam's message about the camera or video instead.
-    # FFmpeg's level is read from the environment when OpenCV first opens a video with it.
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
     os.environ["OPENCV_FFMPEG_LOGLEVEL"] = str(FFMPEG_QUIET)
+
+
+def run_hands(args) -> int:
+    """`cribcam live hands`: each hand locked, in a window, on the live page or as JSON lines."""
+    import cv2
+
     from cribcam.live import desktop
     from cribcam.live.lock import HandLock
     from cribcam.vision.report import expected_cards
 
-    if args.play:  # before mode(): the play has no window, and says so in its own words
-        return _play(args)
-    for option, given in (("--game", args.game), ("--db", args.db)):
-        if given is not None:
-            raise UsageError(f"{option} is for the play: add --play (and --headless --out FILE)")
+    _quiet_opencv()
     how = mode(args)
     _check_video(args.video)
     try:  # the settings first: a mistake there is said without waiting for the model
@@ -155,13 +239,14 @@ def run(args) -> int:
     return 0
 
 
-def _play(args) -> int:
-    """``cribcam live --play``: the play's events as JSON lines (``live.play.follow_play``); with
+def run_play(args) -> int:
+    """`cribcam live play`: the play's events as JSON lines (``live.play.follow_play``); with
     ``--game``, a play seen to its end goes into that game."""
     import cv2
 
     from cribcam.live.play import FRAME_SIZE, PlaySummary, follow_play, table_reader
 
+    _quiet_opencv()
     _check_play_options(args)
     store = open_store(args) if args.game is not None else None
     table = _kept_table(store, args.game) if store is not None else _table(args)
@@ -194,19 +279,11 @@ def _given(args, *options: str) -> list[str]:
 
 
 def _check_play_options(args) -> None:
-    """Says what ``--play`` cannot do with the options given, before anything is opened.
+    """Says what `cribcam live play` cannot do with the options given, before anything is opened.
 
     Raises:
-        UsageError: no --headless or --out, a hand's options, or --game with what it names itself.
+        UsageError: --db without --game, or --game with what it names itself.
     """
-    if not args.headless:
-        raise UsageError("--play writes the play's events: add --headless --out FILE (or --out -)")
-    mode(args, "the play's events")
-    hand = _given(args, "--starter", "--claim", "--crib", "--window", "--agree")  # the play has no use for them
-    if hand:
-        one = len(hand) == 1
-        raise UsageError(f"{', '.join(hand)} {'is' if one else 'are'} for counting hands: leave "
-                         f"{'it' if one else 'them'} out with --play")
     if args.game is None:
         if args.db is not None:
             raise UsageError("--db is where the game of --game is kept: add --game ID")
@@ -226,7 +303,7 @@ def _table(args):
     from cribcam.game.table_play import TablePlay
 
     if not args.players or not args.dealer:
-        raise UsageError("--play needs the players in seating order and the dealer: --players Ann Bob --dealer Bob"
+        raise UsageError("the play needs the players in seating order and the dealer: --players Ann Bob --dealer Bob"
                          " (or a game kept: --game ID)")
     if any(not name.strip() for name in args.players):
         raise UsageError("--players: a player's name cannot be empty: --players Ann Bob")

@@ -4,7 +4,9 @@ Each subcommand lives in its own module exposing ``add_parser(subparsers)``, whi
 registers its options and sets ``handler`` to a function ``(args) -> exit status``.
 A user mistake raises ``UsageError`` (or ``CardError`` from the core) and is printed as
 one line with exit status 2: never a traceback. With ``--json`` the line is JSON too,
-``{"error": "..."}`` on standard output, where the answer would have been.
+``{"error": "..."}`` on standard output, where the answer would have been. A command whose
+words are looked at before argparse parses them (a spelling kept for a release, as
+`cribcam live`'s) sets its parser's ``respell``.
 """
 
 from __future__ import annotations
@@ -35,6 +37,18 @@ class _ParseError(UsageError):
 
 
 class _Parser(argparse.ArgumentParser):
+    # None, or a function from the words after the command's name to the words parsed: an old
+    # spelling in today's words. It raises UsageError for a mistake it says better than argparse.
+    respell = None
+
+    def parse_known_args(self, args=None, namespace=None):
+        if self.respell is not None and args is not None:
+            try:
+                args = self.respell(list(args))
+            except UsageError as exc:
+                self.error(str(exc))
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str) -> None:
         # Raised rather than printed (argparse's default prints the usage too): main() says
         # it as one line, or as JSON.

@@ -8,7 +8,7 @@ scene per card laid (``scenes.compose``), held still for a while; a few blurred 
 hand reaching in) lead to the next. As at a real table, the cards laid before are nudged now
 and then as the next is laid, after a 31 or a go the count's cards are turned face down, and
 the light swings slowly (a cloud, a lamp), so that no two stills are lit alike. The record says, for each step, the frame from which its
-card lies there, or the frame before which its go is said (``cribcam live --play --go``).
+card lies there, or the frame before which its go is said (``cribcam live play --go``).
 """
 
 from __future__ import annotations
@@ -177,7 +177,7 @@ def film_play(spec: PlaySpec, steps: list[dict], rng: np.random.Generator, still
 
 def play_record(spec: PlaySpec, hands: dict, steps: list[dict]) -> dict:
     """The part of a clip's record that says its play: hands, dealer, steps and the goes as
-    ``cribcam live --play --go`` takes them."""
+    ``cribcam live play --go`` takes them."""
     return {"hands": hands, "dealer": spec.players[-1], "steps": steps,
             "goes": [f"{step['frame']}:{step['player']}" for step in steps if "go" in step]}
 

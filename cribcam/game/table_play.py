@@ -1,6 +1,6 @@
 """The play as it happens at the table: card by card, go by go, each peg announced.
 
-The engine the live pegging page and ``cribcam live --play`` share (issue 33): whatever sees a
+The engine the live pegging page and ``cribcam live play`` share (issue 33): whatever sees a
 card laid (a camera, a tap) tells it ``lay(player, card)``; a player who cannot play tells it
 ``go(player)``. It keeps the order of play and the count by the rules of
 ``scoring.pegging`` (``OrderOfPlay``: one place for them) and answers each step with what

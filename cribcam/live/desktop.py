@@ -23,7 +23,7 @@ from cribcam.vision.annotate import draw_reading
 from cribcam.vision.reading import Reading
 from cribcam.vision.report import reading_report
 
-WINDOW = "cribcam live (q to quit)"
+WINDOW = "cribcam live hands (q to quit)"
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ the card of the player whose turn it is, unless it lies in front of another play
 player's cards of this play, away from the turn player's (``who_laid``); the play then refuses
 it as laid out of turn. A go comes from the player (a button on the page, a
 ``--go FRAME:NAME`` on the command line). A card the play refuses is said as refused and may
-be laid again once it has left the table. ``cribcam live --play`` writes these events as JSON
+be laid again once it has left the table. ``cribcam live play`` writes these events as JSON
 lines.
 """
 

@@ -1,7 +1,7 @@
 """The live page (``/live``) and its frame endpoint (``POST /api/live/frame``).
 
 The page sends camera frames one at a time; each is read, and the session's ``Follower``
-(``cribcam.live``, the same lock as ``cribcam live``) says whether a hand is locked. The
+(``cribcam.live``, the same lock as ``cribcam live hands``) says whether a hand is locked. The
 answer carries the frame's cards and boxes for the overlay and, while a hand is locked,
 its reading and count as ``/api/read`` gives them.
 """
@@ -22,7 +22,7 @@ from cribcam.web.pages import render_page
 LIVE_DEFAULTS = {
     "LIVE_MAX_SESSIONS": 32,  # cameras followed at once; the one idle longest makes room
     "LIVE_IDLE_SECONDS": 300,  # a session without a frame for this long is forgotten
-    "LIVE_LOCK_WINDOW": 8,  # frames the lock looks back over (as `cribcam live --window`)
+    "LIVE_LOCK_WINDOW": 8,  # frames the lock looks back over (as `cribcam live hands --window`)
     "LIVE_LOCK_AGREE": 5,  # of them, how many must show the same cards to lock
 }
 

@@ -17,9 +17,9 @@ from processes import ctrl_c_from_terminal
     (["clip", "--out", "OUT/c.y4m", "--seed", "-5", "--play", "2"], "--seed must be 0 or more"),
     (["clip", "--out", "OUT/c.y4m", "--play", "2", "--hands", "2"],
      "--hands is for a clip of hands: with --play each player is dealt 4 cards, so leave --hands out"),
-    # cribcam live --play counts a card laid after 0.5 s still: at 5 fps its first frame and 3 more.
+    # cribcam live play counts a card laid after 0.5 s still: at 5 fps its first frame and 3 more.
     (["clip", "--out", "OUT/c.y4m", "--play", "2", "--seconds", "0.3", "--fps", "5"],
-     "--seconds must be at least 0.8 at 5 fps, not 0.3: cribcam live --play counts a card laid once it has "
+     "--seconds must be at least 0.8 at 5 fps, not 0.3: cribcam live play counts a card laid once it has "
      "lain still 0.5 s"),
     (["clip", "--out", "OUT/c.y4m", "--play", "3", "--seconds", "0.5"], "--seconds must be at least 0.6 at 10 fps"),
 ])

@@ -73,7 +73,7 @@ def test_cribcam_data_clip_lays_real_photos_and_says_how_to_follow_them(tmp_path
     record = json.loads(out.with_suffix(".json").read_text())
     assert set(record["photos"]) == {card for hand in record["hands"].values() for card in hand}
     assert f"photos from {real_photos} -> {out}" in printed
-    assert "cribcam live --play --video" in printed and "--players Ann Bob --dealer Bob" in printed
+    assert "cribcam live play --video" in printed and "--players Ann Bob --dealer Bob" in printed
     for step in record["steps"]:  # each step as it is said, a go's words once
         said = f"{step['card']}: {step['event']['said']}" if "card" in step else step["event"]["said"]
         assert f"frame {step['frame']:>4} {step['player']}: {said}\n" in printed

@@ -1,4 +1,4 @@
-"""The desktop live mode on the test clip: `cribcam live --video clip.y4m --headless --out`."""
+"""The desktop live mode on the test clip: `cribcam live hands --video clip.y4m --headless --out`."""
 
 from __future__ import annotations
 
@@ -116,7 +116,7 @@ def test_cribcam_live_headless_runs_a_clip_through_a_real_model(heldout_decks, s
     record = write_clip(path, ClipSpec(hands=2, hold_seconds=0.6, transition_frames=2, width=320,
                                        height=240, seed=2), heldout_decks)
     out = tmp_path / "results.jsonl"
-    result = live("--video", str(path), "--headless", "--out", str(out), "--model", str(shipped_models))
+    result = live("hands", "--video", str(path), "--headless", "--out", str(out), "--model", str(shipped_models))
     assert result.returncode == 0, result.stderr
     assert out.is_file() and "Traceback" not in result.stderr
     assert f"short.y4m ended: {record['frames']} frames read" in result.stderr
@@ -129,7 +129,7 @@ def test_cribcam_live_headless_runs_a_clip_through_a_real_model(heldout_decks, s
 def test_cribcam_live_headless_writes_the_clips_hands_in_order(clip, shipped_models, tmp_path):
     path, record = clip
     out = tmp_path / "new" / "results.jsonl"  # its folder made, as `cribcam data build --out` makes its own
-    result = live("--video", str(path), "--headless", "--out", str(out), "--model", str(shipped_models))
+    result = live("hands", "--video", str(path), "--headless", "--out", str(out), "--model", str(shipped_models))
     assert result.returncode == 0, result.stderr
     locked = [json.loads(line) for line in out.read_text().splitlines()]
     assert [sorted(c["card"] for c in hand["cards"]) for hand in locked] == \
@@ -140,15 +140,15 @@ def test_cribcam_live_headless_writes_the_clips_hands_in_order(clip, shipped_mod
 
 
 @pytest.mark.parametrize("args,words", [
-    (["--video", "clip.y4m", "--headless"], "--headless needs --out"),
-    (["--video", "/no/such/clip.y4m", "--headless", "--out", "-"], "no such video: /no/such/clip.y4m"),
-    (["--video", "tests", "--headless", "--out", "-"],
+    (["hands", "--video", "clip.y4m", "--headless"], "--headless needs --out"),
+    (["hands", "--video", "/no/such/clip.y4m", "--headless", "--out", "-"], "no such video: /no/such/clip.y4m"),
+    (["hands", "--video", "tests", "--headless", "--out", "-"],
      "--video tests is a folder: give a video in it (.y4m, .mp4, .avi...), e.g. tests/hands.y4m"),
-    (["--play", "--video", "tests", "--headless", "--out", "-", "--players", "Ann", "Bob", "--dealer", "Bob"],
+    (["play", "--video", "tests", "--out", "-", "--players", "Ann", "Bob", "--dealer", "Bob"],
      "--video tests is a folder"),
-    (["--video", "CLIP", "--headless", "--out", "-", "--window", "3", "--agree", "5"],
+    (["hands", "--video", "CLIP", "--headless", "--out", "-", "--window", "3", "--agree", "5"],
      "agree must be 1 to window"),
-    (["--video", "CLIP", "--headless", "--out", "-", "--model", "/no/models"],
+    (["hands", "--video", "CLIP", "--headless", "--out", "-", "--model", "/no/models"],
      "no card-reading model in /no/models (finder.onnx and classifier.onnx missing)"),
 ])
 def test_cribcam_live_usage_errors_are_one_line(clip, args, words):
@@ -157,17 +157,17 @@ def test_cribcam_live_usage_errors_are_one_line(clip, args, words):
     assert words in result.stderr and "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize("play", [[], ["--play", "--players", "Ann", "Bob", "--dealer", "Bob"]])
-def test_a_video_cut_short_or_not_a_video_is_said_in_cribcams_words_alone(clip, shipped_models, tmp_path, play):
+@pytest.mark.parametrize("job", [["hands", "--headless"], ["play", "--players", "Ann", "Bob", "--dealer", "Bob"]])
+def test_a_video_cut_short_or_not_a_video_is_said_in_cribcams_words_alone(clip, shipped_models, tmp_path, job):
     cut = tmp_path / "cut.y4m"  # its header and part of its first frame
     cut.write_bytes(clip[0].read_bytes()[:100_000])
-    result = live("--video", str(cut), "--headless", "--out", "-", "--model", str(shipped_models), *play)
+    result = live(*job, "--video", str(cut), "--out", "-", "--model", str(shipped_models))
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr == f"cribcam live: error: no frame could be read from video {cut}: the file is cut " \
                             f"short or not a video OpenCV can read\n"
     text = tmp_path / "notes.mp4"
     text.write_text("hello\n")
-    result = live("--video", str(text), "--headless", "--out", "-", "--model", str(shipped_models), *play)
+    result = live(*job, "--video", str(text), "--out", "-", "--model", str(shipped_models))
     assert result.returncode == 2
     assert result.stderr == (f"cribcam live: error: cannot open video {text}: it is not a video OpenCV can read "
                              f"(.y4m, .mp4, .avi...)\n")  # and no FFmpeg "moov atom not found"
@@ -177,7 +177,7 @@ def test_cribcam_live_with_a_damaged_model_says_so(clip, tmp_path):
     model = tmp_path
     for name in ("finder.onnx", "classifier.onnx"):
         (model / name).write_bytes(b"not a model")
-    result = live("--video", str(clip[0]), "--headless", "--out", "-", "--model", str(model))
+    result = live("hands", "--video", str(clip[0]), "--headless", "--out", "-", "--model", str(model))
     assert result.returncode == 2
     assert f"the model {model} could not be loaded" in result.stderr
     assert "Traceback" not in result.stderr
@@ -189,7 +189,7 @@ def test_cribcam_live_with_a_damaged_model_says_so(clip, tmp_path):
 def _options(*args: str):
     from cribcam.cli.main import build_parser
 
-    return build_parser().parse_args(["live", *args])
+    return build_parser().parse_args(["live", "hands", *args])
 
 
 def test_without_a_window_cribcam_live_shows_the_live_page(monkeypatch):
@@ -233,7 +233,7 @@ def test_cribcam_live_serves_the_live_page_and_opens_it_in_the_browser(tmp_path)
     env = {**os.environ, "BROWSER": f"{sys.executable} {browser} %s {opened}"}
     env.pop("DISPLAY", None), env.pop("WAYLAND_DISPLAY", None)  # no window: the base install's case
     (tmp_path / "no-model").mkdir()  # an empty model folder: quick, and the page works all the same
-    process = subprocess.Popen([sys.executable, "-m", "cribcam", "live", "--port", "0", "--crib",
+    process = subprocess.Popen([sys.executable, "-m", "cribcam", "live", "hands", "--port", "0", "--crib",
                                 "--model", str(tmp_path / "no-model")],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
@@ -251,7 +251,7 @@ def test_cribcam_live_serves_the_live_page_and_opens_it_in_the_browser(tmp_path)
 
 
 def test_a_camera_that_cannot_open_is_said_in_cribcams_words_alone():
-    result = live("--camera", "37", "--headless", "--out", "-")
+    result = live("hands", "--camera", "37", "--headless", "--out", "-")
     assert result.returncode == 2
     assert result.stderr.strip() == ("cribcam live: error: cannot open camera 37: no such camera, or another "
                                      "program is using it")  # and no OpenCV [ WARN ] lines

@@ -1,4 +1,4 @@
-"""Watching the play: scripted frames through follow_play, and `cribcam live --play` on a clip."""
+"""Watching the play: scripted frames through follow_play, and `cribcam live play` on a clip."""
 
 import json
 import subprocess
@@ -66,7 +66,7 @@ def test_goes_are_said_at_their_frames_and_a_card_refused_is_said_so():
         [("Bob", "go", 24), ("Ann", "go: one for the go to Ann", 30)]
     last = [e for e in events if e.get("card") == "2C"]
     assert last and last[0]["player"] == "Bob" and last[0]["said"] == "2"  # Bob leads the next count
-    # What `cribcam live --play` says when the video ends: the play is not over, and the 2C came
+    # What `cribcam live play` says when the video ends: the play is not over, and the 2C came
     # at the last frame, so a go after it has no frame of this video to be given before.
     assert summary.sentence() == ("36 frames read, 4 cards laid, 2 goes, 1 move refused; pegged: Ann 1, Bob 0; "
                                   "the play is not over: Ann to play at 2 (if Ann said go there: --go FRAME:Ann)")
@@ -151,8 +151,8 @@ def photo_play_clip(real_photos, tmp_path_factory):
     return path, write_photo_play_clip(path, PlaySpec(seed=1), photos)
 
 
-def live(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cribcam", "live", *args], capture_output=True, text=True,
+def live_play(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cribcam", "live", "play", *args], capture_output=True, text=True,
                           timeout=300)
 
 
@@ -161,8 +161,8 @@ def test_cribcam_live_play_pegs_a_clip_of_the_play_as_it_was_played(clip, shippe
     path, record = request.getfixturevalue(clip)
     goes = [arg for said in record["goes"] for arg in ("--go", said)]
     out = tmp_path / "new" / "events.jsonl"  # its folder made, as `cribcam data build --out` makes its own
-    result = live("--play", "--video", str(path), "--headless", "--out", str(out), "--players", *record["players"],
-                  "--dealer", record["dealer"], *goes, "--model", str(shipped_models))
+    result = live_play("--video", str(path), "--out", str(out), "--players", *record["players"],
+                       "--dealer", record["dealer"], *goes, "--model", str(shipped_models))
     assert result.returncode == 0, result.stderr
     events = [json.loads(line) for line in out.read_text().splitlines()]
     assert [(e.get("card", "go"), e["said"], e["pegged"]) for e in events[:-1]] == \
@@ -178,16 +178,16 @@ def test_cribcam_live_play_pegs_a_clip_of_the_play_as_it_was_played(clip, shippe
 
 
 @pytest.mark.parametrize("args,words", [
-    (["--play", "--video", "x.y4m", "--headless", "--out", "-"], "--play needs the players in seating order"),
-    (["--play", "--video", "x.y4m", "--headless", "--out", "-", "--players", "Ann", "Bob", "--dealer", "Dan"],
+    (["--video", "x.y4m", "--out", "-"], "the play needs the players in seating order"),
+    (["--video", "x.y4m", "--out", "-", "--players", "Ann", "Bob", "--dealer", "Dan"],
      "the dealer 'Dan' is not one of the players"),
-    (["--play", "--video", "x.y4m", "--headless", "--out", "-", "--players", "Ann", "Bob", "--dealer", "Bob",
+    (["--video", "x.y4m", "--out", "-", "--players", "Ann", "Bob", "--dealer", "Bob",
       "--go", "twelve:Ann"], "--go twelve:Ann: give FRAME:NAME"),
-    (["--play", "--video", "x.y4m", "--headless", "--out", "-", "--players", "Ann", "Bob", "--dealer", "Bob"],
+    (["--video", "x.y4m", "--out", "-", "--players", "Ann", "Bob", "--dealer", "Bob"],
      "no such video: x.y4m"),
 ])
 def test_cribcam_live_play_says_what_is_wrong_with_its_options(args, words):
-    result = live(*args)
+    result = live_play(*args)
     assert result.returncode == 2 and words in result.stderr and "Traceback" not in result.stderr
 
 
@@ -202,8 +202,8 @@ def test_cribcam_live_play_puts_a_clips_play_into_a_kept_game(play_clip, shipped
     store.add(game_id, {"type": "deal", "starter": None})
     goes = [arg for said in record["goes"] for arg in ("--go", said)]
     # The players and the dealer are the game's.
-    result = live("--play", "--video", str(path), "--headless", "--out", "-", "--game", game_id, "--db", db, *goes,
-                  "--model", str(shipped_models))
+    result = live_play("--video", str(path), "--out", "-", "--game", game_id, "--db", db, *goes,
+                       "--model", str(shipped_models))
     assert result.returncode == 0, result.stderr
     game = GameStore(db, create=False).game(game_id)
     assert game.log[-1].entry["turns"] == [f"{s['player']}:{s.get('card', 'go')}" for s in record["steps"]]

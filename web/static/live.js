@@ -3,7 +3,7 @@
 // /api/live/frame one at a time: while one is read, the next is taken and encoded, and it is
 // sent when the answer comes (a frame left waiting too long is dropped for a fresh one), so
 // frames never queue and the rate is what the server keeps up with.
-// The server's lock (the same as `cribcam live`) says when a hand lies still; its cards
+// The server's lock (the same as `cribcam live hands`) says when a hand lies still; its cards
 // then go to the shared counting controls (counting.js), which count them, and the count
 // is spoken if the player turned sound on.
 import {
