@@ -48,7 +48,7 @@ def run(args, *, name: str = "serve", config: dict | None = None, on_ready=None,
 
     Args:
         args: the options of `cribcam serve`.
-        name: the command named in the lines printed (`cribcam live` serves the app too).
+        name: the command named in the lines printed (`cribcam live hands` serves the app too).
         config: app settings over those the options give.
         on_ready: called with the server's URL once it listens, before it serves.
         any_port_if_taken: when ``args.port`` is taken, listen on any free port instead.
