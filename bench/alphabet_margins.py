@@ -4,7 +4,7 @@ Renders layouts of the held-out designs (all four suits), of 12 plain font decks
 font decks of each lettered alphabet (``datagen.font_decks.ALPHABETS``; clubs and diamonds, as
 a player teaches them), and prints, for every rank whose likeliest text is not the standard one,
 that text and its margin over the standard text in nats an index
-(``training.alphabet.likeliest_texts``). A rank the deck letters otherwise should clear
+(``teach.alphabet.likeliest_texts``). A rank the deck letters otherwise should clear
 ``MARGIN``; a misreading of a standard glyph should not.
 
 Then, per deck, whether the alphabet learnt (``alphabet.chosen_texts``) is the deck's own, and
@@ -26,7 +26,7 @@ from bench_teach import printed_texts, rendered  # bench/ is on the path when a 
 from cribcam.datagen.card_art import load_decks
 from cribcam.datagen.font_decks import ALPHABETS, font_decks
 from cribcam.scoring.cards import RANK_TEXTS, RANKS
-from cribcam.training.alphabet import MARGIN, chosen_texts, letter_questions, likeliest_texts
+from cribcam.teach.alphabet import MARGIN, chosen_texts, letter_questions, likeliest_texts
 from cribcam.vision.models import rank_reader_file
 from cribcam.vision.rank_reader import RankReader
 

@@ -100,7 +100,7 @@ def labels_file(path: Path, labels: dict) -> Path:
 
 def rendered(deck, suits: str, seeds: list[int], folder: Path, size: int = 1024) -> dict:
     """Rendered layout photos of ``suits`` written to ``folder`` (``size`` pixels a side); their labels."""
-    from cribcam.training.layout_photos import render_layout
+    from cribcam.datagen.layout_photos import render_layout
 
     folder.mkdir(parents=True, exist_ok=True)
     labels = {}

@@ -88,7 +88,7 @@ def peak_mb(pid: int) -> float:
 def layouts(count: int) -> list[list[bytes]]:
     """``count`` decks' layout photos (four JPEGs each), drawn from the deck art's designs in turn."""
     from cribcam.datagen.card_art import load_decks
-    from cribcam.training.layout_photos import render_layout
+    from cribcam.datagen.layout_photos import render_layout
 
     designs = load_decks(progress=False)
     decks = []

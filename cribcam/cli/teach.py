@@ -49,7 +49,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    from cribcam.training import layout_photos, teach
+    from cribcam.teach import layout_photos, lesson
     from cribcam.vision.decks import DeckError, check_name, deck_folder
 
     try:
@@ -65,7 +65,7 @@ def run(args) -> int:
         raise UsageError("--suits goes with --order suits-in-rows")
     letters = _stated_letters(args.letters)
     if not args.write_labels:
-        why_not = teach.teaching_unavailable(args.model)
+        why_not = lesson.teaching_unavailable(args.model)
         if why_not:
             raise UsageError(f"a deck cannot be taught here: {why_not}")
     photos = _named_photos(args)
@@ -93,7 +93,7 @@ def run(args) -> int:
         raise UsageError("confirm the names before teaching: lay the cards out as --order suits-in-rows states, "
                          "or pass --labels FILE (--write-labels FILE writes the reader's proposals to fix), "
                          "or use the teach page of cribcam serve")
-    unsure = teach.letters_to_confirm(photos, args.model, letters)
+    unsure = lesson.letters_to_confirm(photos, args.model, letters)
     interactive = sys.stdin.isatty() and not args.json
     for question in unsure:
         answer = _ask(question) if interactive else None
@@ -105,7 +105,7 @@ def run(args) -> int:
             say(f"Not sure: {question.said} Taught as {kept}; to say otherwise, teach with "
                 f"--letters {question.standard}={otherwise}")
     try:
-        deck = teach.teach(photos, args.name, args.model, progress=_ProgressBar(quiet=args.json), letters=letters)
+        deck = lesson.teach(photos, args.name, args.model, progress=_ProgressBar(quiet=args.json), letters=letters)
     except (DeckError, ValueError, FileNotFoundError) as exc:
         raise UsageError(str(exc)) from None
     if args.json:
@@ -113,9 +113,9 @@ def run(args) -> int:
                           "letters_unsure": [q.as_json() for q in unsure]},
                          ensure_ascii=False))
         return 0
-    for line in teach.taught_sentences(deck.record):
+    for line in lesson.taught_sentences(deck.record):
         print(line[0].upper() + line[1:])
-    if teach.reads_better(deck.record):
+    if lesson.reads_better(deck.record):
         use = f"read with it: cribcam read PHOTO --deck {deck.name}"
     else:  # as the teach page then keeps the browser's deck as it was
         use = (f"it did not read the cards held back better than cribcam untaught, so reading "
@@ -130,7 +130,7 @@ def _ask(question) -> str | None:
     as none (``question.text`` None), y (the standard letter), the letter it read most like, or
     any letter. Asked again until answered: no letter is taught for a bare Enter. None at the
     end of the input."""
-    from cribcam.training.alphabet import printed_as_rank
+    from cribcam.teach.alphabet import printed_as_rank
 
     if question.text is not None:
         choices = "y/n, or the letter it prints"
@@ -155,7 +155,7 @@ def _ask(question) -> str | None:
 
 def _stated_letters(given: list[str]) -> dict[str, str]:
     """``--letters J=B Q=V`` as ``{"J": "B", "Q": "V"}`` (``alphabet.check_stated``)."""
-    from cribcam.training.alphabet import check_stated
+    from cribcam.teach.alphabet import check_stated
 
     letters = {}
     for item in given:
@@ -172,7 +172,7 @@ def _stated_letters(given: list[str]) -> dict[str, str]:
 def _named_photos(args) -> list:
     """The photos read, their cards found and named as the options say."""
     from cribcam.cli.model import open_reader, read_photo
-    from cribcam.training import layout_photos
+    from cribcam.teach import layout_photos
     from cribcam.vision.evaluate import load_labels
 
     for path in args.photos:

@@ -11,7 +11,7 @@ The ONNX file is converted to torch with onnx2torch (its three ``SAME_UPPER`` pa
 explicit first, which onnx2torch cannot convert); only the last backbone stage and the neck
 learn, the early backbone and the 18,710-column head stay as they were, and a distillation
 term keeps the columns close to the original model's so that other letters ("B", "V", "Kn"
-that teaching a deck relies on, ``training.alphabet``) still read. The trained weights are
+that teaching a deck relies on, ``teach.alphabet``) still read. The trained weights are
 written back into a copy of the original ONNX graph, so the candidate has the same graph,
 inputs, outputs and ``character`` metadata and ``RankReader(path)`` loads it unchanged.
 

@@ -1,10 +1,6 @@
-"""The rehearsal set: crops of what the bundled classifier learnt, mixed into every lesson.
+"""Making the rehearsal set that every lesson mixes in (``cribcam.teach.rehearsal`` loads it).
 
-Teaching a deck corrects the bundled classifier's heads on the player's indices; without a
-rehearsal of the training designs and photos the correction would change how they read too.
-The set ships beside the models (``models/rehearsal.npz``, about 2 MB) and is made once per
-trained classifier; its crops, not their features, are kept, so it serves any classifier
-re-exported or retrained since (teaching reads their features with the classifier it teaches):
+It is made once per trained classifier, from the training data:
 
     python -m cribcam.training.rehearsal --synth datasets/build/synth --real datasets/build/real
 """
@@ -16,12 +12,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from cribcam.vision.crops import CROP_SIZE, MARGIN, crop_square
-from cribcam.vision.models import MODELS_DIR
+from cribcam.teach.rehearsal import MOSAIC_COLUMNS, REHEARSAL
 
-REHEARSAL = MODELS_DIR / "rehearsal.npz"
 REHEARSAL_SIDE = 64  # rehearsal patches are stored this large (scene indices are ~26 px)
-MOSAIC_COLUMNS = 64
 
 
 def make_rehearsal(synth: Path, out: Path = REHEARSAL, scenes: int = 1200, art: int = 800, negatives: int = 600,
@@ -74,27 +67,6 @@ def make_rehearsal(synth: Path, out: Path = REHEARSAL, scenes: int = 1200, art: 
     return out
 
 
-def load_rehearsal(path: Path = REHEARSAL):
-    """The rehearsal set as a ``CropBank`` of full-size patches.
-
-    Raises:
-        FileNotFoundError: there is no rehearsal set at ``path``.
-    """
-    from cribcam.teach.crop_bank import PATCH, CropBank
-
-    if not Path(path).is_file():
-        raise FileNotFoundError(f"no rehearsal set at {path}: make it with "
-                                f"python -m cribcam.training.rehearsal --synth DIR")
-    with np.load(path) as saved:
-        side, rank, suit, art = int(saved["side"]), saved["rank"], saved["suit"], saved["art"]
-        real = saved["real"] if "real" in saved else np.zeros(len(rank), bool)
-        mosaic = cv2.imdecode(saved["mosaic"], cv2.IMREAD_COLOR)
-    tiles = [mosaic[r * side:(r + 1) * side, c * side:(c + 1) * side]
-             for r, c in (divmod(i, MOSAIC_COLUMNS) for i in range(len(rank)))]
-    patches = np.array([cv2.resize(t, (PATCH, PATCH), interpolation=cv2.INTER_LINEAR) for t in tiles], np.uint8)
-    return CropBank(patches, rank.astype(np.int64), suit.astype(np.int64), real.astype(bool), art.astype(bool))
-
-
 def _mosaic(tiles: np.ndarray) -> np.ndarray:
     rows = -(-len(tiles) // MOSAIC_COLUMNS)
     side = tiles.shape[1]
@@ -103,28 +75,6 @@ def _mosaic(tiles: np.ndarray) -> np.ndarray:
         r, c = divmod(i, MOSAIC_COLUMNS)
         out[r * side:(r + 1) * side, c * side:(c + 1) * side] = tile
     return out
-
-
-def split_rehearsal(bank, seed: int, share: float = 0.2):
-    """The rehearsal bank to train on, and a fifth of its indices held back to check on."""
-    from cribcam.teach.crop_bank import NO_INDEX, CropBank
-
-    rng = np.random.default_rng([seed, 7])
-    held = rng.random(len(bank)) < share
-    held &= bank.rank != NO_INDEX
-
-    def part(mask):
-        return CropBank(bank.patches[mask], bank.rank[mask], bank.suit[mask], bank.real[mask], bank.art[mask])
-
-    return part(~held), part(held)
-
-
-def rehearsal_crops(patches: np.ndarray) -> np.ndarray:
-    """The classifier's crop of the index at the centre of each bank patch, as at run time."""
-    from cribcam.teach.crop_bank import CONTEXT, PATCH
-
-    side = PATCH * (1 + 2 * MARGIN) / CONTEXT
-    return np.array([crop_square(p, (PATCH / 2, PATCH / 2), side, CROP_SIZE) for p in patches], np.uint8)
 
 
 if __name__ == "__main__":

@@ -158,7 +158,7 @@ class TaughtHeads:
     """A taught deck's rank and suit heads: the bundled heads corrected on the features.
 
     Each head's logits are the bundled head's log-probabilities plus a linear map of the
-    bundled classifier's standardised features, fitted on the deck (``cribcam.training.teach``):
+    bundled classifier's standardised features, fitted on the deck (``cribcam.teach.lesson``):
     where the deck looks like what the bundled model knew the correction is near nothing.
     Rank and suit are read apart, as the bundled heads read them, so a rank the deck prints
     in its own letters ("H" for the king, "1" for the ace) that was shown on some suits reads

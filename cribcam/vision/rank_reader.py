@@ -15,7 +15,7 @@ with the CTC forward algorithm and the likeliest taken: greedy decoding read ren
 worse (0.976 against 1.000).
 A deck that letters its ranks differently ("B", "V", "H" for the jack, queen and king) is read
 with its own 13 strings (``RankReader(texts=...)``), which teaching finds by reading the
-deck's indices (``cribcam.training.alphabet``).
+deck's indices (``cribcam.teach.alphabet``).
 """
 
 from __future__ import annotations

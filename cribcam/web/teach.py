@@ -7,7 +7,7 @@ page, then ``POST /api/teach/train`` teaches the deck in a thread of the server 
 for the deck choice of the photo page. Photos stay in this server's memory while the page is
 open, and in the deck's own folder once taught; nothing leaves the machine.
 
-The app's ``TEACH_SETTINGS`` config (a dict of ``training.teach.Settings`` fields, none by
+The app's ``TEACH_SETTINGS`` config (a dict of ``teach.lesson.Settings`` fields, none by
 default) changes how decks are taught here (the tests teach a quicker lesson).
 
 Errors are answered as on the rest of the API; a session or photo id this server does not
@@ -28,7 +28,7 @@ from flask import Blueprint, current_app, jsonify, request
 from werkzeug.exceptions import NotFound
 
 from cribcam.scoring.cards import CARD_CODES, SUITS
-from cribcam.training.alphabet import check_stated
+from cribcam.teach.alphabet import check_stated
 from cribcam.vision.decks import LAYOUT, DeckError, check_name, deck_folder, lettering, list_decks
 from cribcam.web import api
 from cribcam.web.memory import release_free_memory
@@ -79,7 +79,7 @@ class Job:
     record: dict | None = None
 
     def as_json(self) -> dict:
-        from cribcam.training.teach import reads_better, taught_sentences
+        from cribcam.teach.lesson import reads_better, taught_sentences
 
         status = {"name": self.name, "stage": self.stage, "done": round(self.done, 1), "total": round(self.total, 1),
                   "left": round(max(0.0, self.total - self.done)), "error": self.error}
@@ -151,7 +151,7 @@ def _layout():
 
 def _unavailable() -> str | None:
     """Why no deck can be taught on this server, or None when one can."""
-    from cribcam.training.teach import teaching_unavailable
+    from cribcam.teach.lesson import teaching_unavailable
 
     return teaching_unavailable(current_app.config["MODEL_PATH"])
 
@@ -198,7 +198,7 @@ def add_photo():
         "name", "proposal", "confidence"}], "problems"}}``; 409 when the session holds
         ``MAX_PHOTOS`` already.
     """
-    from cribcam.training import layout_photos
+    from cribcam.teach import layout_photos
     from cribcam.web import reader_slot
 
     upload, form = api.image_upload("photo")
@@ -269,7 +269,7 @@ def train():
     no card, none at all, or a letter no deck prints), 503 (the models cannot be taught on:
     ``teaching_unavailable``).
     """
-    from cribcam.training import teach
+    from cribcam.teach import lesson
 
     body = api.json_body('{"session": "...", "name": "kitchen", "names": {"photo id": ["AC", "2C", null]}, '
                          '"letters": {"Q": "V"}}')
@@ -299,7 +299,7 @@ def train():
         if teachings.running is not None and teachings.running.stage not in ("done", "failed"):
             raise Conflict(f"the deck {teachings.running.name} is being taught on this server: wait for it")
         session.job = teachings.running = Job(name)
-    settings = teach.Settings(**current_app.config.get("TEACH_SETTINGS", {}))
+    settings = lesson.Settings(**current_app.config.get("TEACH_SETTINGS", {}))
     models = current_app.config["MODEL_PATH"]
     threading.Thread(target=_teach, args=(session.job, named, models, settings, letters), daemon=True,
                      name=f"teach-{name}").start()
@@ -312,12 +312,12 @@ def letters():
     takes them) answers ``{"questions": [{"rank", "text", "standard", "learnt", "said"}]}``, the
     ranks whose printed letter teaching cannot settle alone (``alphabet.letter_questions``). The
     player's answers go to ``/api/teach/train`` as ``"letters"``."""
-    from cribcam.training import teach
+    from cribcam.teach import lesson
 
     body = api.json_body('{"session": "...", "names": {"photo id": ["QC", "KC", null]}}')
     _, session = _teachings().session(body.get("session"))
     named = _named(session, body)
-    questions = teach.letters_to_confirm(named, current_app.config["MODEL_PATH"])
+    questions = lesson.letters_to_confirm(named, current_app.config["MODEL_PATH"])
     return jsonify(questions=[question.as_json() for question in questions])
 
 
@@ -325,7 +325,7 @@ def _named(session: Session, body: dict) -> list:
     """The session's photos, their cards named as ``body["names"]`` says (a photo not in it keeps
     its names), each with its pixels decoded again. Raises 400 for a malformed body, 422 for
     names that are no cards or none at all."""
-    from cribcam.training import layout_photos
+    from cribcam.teach import layout_photos
 
     names = body.get("names")
     if not isinstance(names, dict):
@@ -347,7 +347,7 @@ def _named(session: Session, body: dict) -> list:
 
 
 def _teach(job: Job, photos: list, models, settings, letters: dict) -> None:
-    from cribcam.training import teach
+    from cribcam.teach import lesson
 
     def progress(stage: str, done: float, total: float) -> None:
         if stage == "done":
@@ -357,7 +357,7 @@ def _teach(job: Job, photos: list, models, settings, letters: dict) -> None:
             job.done, job.total = done, total
 
     try:
-        deck = teach.teach(photos, job.name, models, settings, progress=progress, letters=letters)
+        deck = lesson.teach(photos, job.name, models, settings, progress=progress, letters=letters)
     except (DeckError, ValueError, FileNotFoundError) as exc:
         job.error, job.stage = str(exc), "failed"
     except Exception as exc:  # a bug: said on the page, logged in full
@@ -373,7 +373,7 @@ def _teach(job: Job, photos: list, models, settings, letters: dict) -> None:
 def status():
     """The teaching of this session: ``{"name", "stage", "done", "total", "left", "error"}``,
     and once done ``"checks"`` (sentences), ``"seconds"`` and ``"reads_better"`` (the lesson
-    measured better than untaught on the cards held back: ``training.teach.reads_better``)."""
+    measured better than untaught on the cards held back: ``teach.lesson.reads_better``)."""
     _, session = _teachings().session(request.args.get("session"))
     if session.job is None:
         raise NotFound("nothing is being taught in this session")

@@ -78,7 +78,7 @@ def test_with_no_decks_the_listing_says_how_to_teach_one(cribcam, tmp_path):
 def layout_files(tmp_path_factory, heldout_decks):
     """Two rendered layout photos of a held-out design (clubs, hearts), a photo of its queen of
     spades alone, and their labels file (the queen named without a box)."""
-    from cribcam.training.layout_photos import render_layout
+    from cribcam.datagen.layout_photos import render_layout
 
     deck = heldout_decks[1]
     folder = tmp_path_factory.mktemp("layouts")
@@ -171,7 +171,7 @@ def _answers(monkeypatch, *given) -> list[str]:
 
 def test_a_letter_question_at_a_terminal_takes_yes_no_or_a_letter_and_asks_again_otherwise(monkeypatch):
     from cribcam.cli.teach import _ask
-    from cribcam.training.alphabet import LetterQuestion
+    from cribcam.teach.alphabet import LetterQuestion
 
     question = LetterQuestion("Q", "V", learnt=True)
     for given, meant in [("y", "V"), ("Yes", "V"), ("n", "Q"), ("D", "D"), (EOFError, None)]:
@@ -188,7 +188,7 @@ def test_a_letter_question_at_a_terminal_takes_yes_no_or_a_letter_and_asks_again
 
 def test_a_letter_that_reads_as_none_is_asked_for_at_a_terminal(monkeypatch):
     from cribcam.cli.teach import _ask
-    from cribcam.training.alphabet import LetterQuestion
+    from cribcam.teach.alphabet import LetterQuestion
 
     question = LetterQuestion("Q", None, learnt=False)  # a Russian queen's Д: no letter the recognizer spells
     for given, meant in [("y", "Q"), ("Д", "Д")]:
@@ -203,7 +203,7 @@ def test_a_letter_that_reads_as_none_is_asked_for_at_a_terminal(monkeypatch):
 
 def test_a_letter_read_unclearly_offers_the_letter_it_looks_most_like(monkeypatch):
     from cribcam.cli.teach import _ask
-    from cribcam.training.alphabet import LetterQuestion
+    from cribcam.teach.alphabet import LetterQuestion
 
     # A Dutch queen's V, read too unclearly to be learnt: V and Q are offered, neither taken for Enter.
     question = LetterQuestion("Q", None, learnt=False, closest="V")

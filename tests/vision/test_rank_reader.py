@@ -72,7 +72,7 @@ def test_a_box_too_small_to_read_has_no_opinion(rank_reader):
 
 
 def test_a_photo_with_no_line_to_read_answers_as_many_characters_as_one_read(rank_reader):
-    # Teaching stacks the lines of several photos (training.alphabet): a photo whose boxes are
+    # Teaching stacks the lines of several photos (teach.alphabet): a photo whose boxes are
     # all too small to cut a line from must answer the model's output size too.
     nothing, owners = rank_reader.read_lines(np.zeros((50, 50, 3), np.uint8), np.array([[10, 10, 12, 12.0]]))
     photo, box = index_photo("Q", cv2.FONT_HERSHEY_SIMPLEX, red=False, turn=None)

@@ -159,7 +159,7 @@ def layout_photos(tmp_path, heldout_decks):
     """Two rendered layout photos of a held-out design: the clubs and the diamonds."""
     import cv2
 
-    from cribcam.training.layout_photos import render_layout
+    from cribcam.datagen.layout_photos import render_layout
 
     deck = heldout_decks[2]
     paths = []

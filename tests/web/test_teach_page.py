@@ -13,7 +13,7 @@ import pytest
 
 from browsing import DESKTOP, PHONE, Page, expect
 from cribcam.settings import DATA_ENV
-from cribcam.training.teach import reads_better
+from cribcam.teach.lesson import reads_better
 from cribcam.vision.decks import list_decks
 from cribcam.web import create_app, reader_slot, teach
 from waiting import wait_until
@@ -220,7 +220,7 @@ def test_the_page_says_at_once_when_this_server_cannot_teach(tmp_path, browser, 
 def test_a_photo_of_one_card_names_every_index_found_as_that_card(teaching_server, heldout_decks, tmp_path):
     import numpy as np
 
-    from cribcam.training.layout_photos import render_layout
+    from cribcam.datagen.layout_photos import render_layout
 
     image, labels = render_layout(heldout_decks[2], "C", seed=30)
     ace = np.array([label.box for label in labels if label.code == "AC"])
@@ -242,7 +242,7 @@ def test_a_photo_of_one_card_names_every_index_found_as_that_card(teaching_serve
 def test_a_name_the_reader_proposes_unsurely_waits_for_the_players_word(browser, teaching_server,
                                                                        layout_photos, monkeypatch):
     # Every proposal unsure: the page's side of it.
-    monkeypatch.setattr("cribcam.training.layout_photos.SURE_PROPOSAL", 1.01)
+    monkeypatch.setattr("cribcam.teach.layout_photos.SURE_PROPOSAL", 1.01)
     _, server = teaching_server
     tab = teach_tab(browser, server, DESKTOP)
     page = tab.page
@@ -273,7 +273,7 @@ def _lettered_layouts_to_teach(browser, teaching_server, tmp_path, alphabet: str
     import json
 
     from cribcam.datagen.font_decks import font_decks
-    from cribcam.training.layout_photos import render_layout
+    from cribcam.datagen.layout_photos import render_layout
 
     decks = font_decks(1, seed=0, alphabet=alphabet)
     if not decks:
@@ -303,7 +303,7 @@ def test_letters_teaching_is_unsure_of_are_asked_before_it_teaches(browser, teac
                                                                    monkeypatch):
     """A Dutch deck (1, B, V, H for the ace, jack, queen, king), every letter made a question:
     the player says yes to three and no to the queen, and the deck is taught so."""
-    from cribcam.training import alphabet
+    from cribcam.teach import alphabet
 
     monkeypatch.setattr(alphabet, "SURE", 1e9)  # every letter learnt is asked about: the page's side of it
     tab = _lettered_layouts_to_teach(browser, teaching_server, tmp_path, "dutch")
@@ -333,7 +333,7 @@ def test_letters_teaching_is_unsure_of_are_asked_before_it_teaches(browser, teac
 def test_a_letter_read_unclearly_offers_the_letter_it_looks_most_like(browser, teaching_server, tmp_path):
     """A Dutch queen's V read too unclearly to be asked as "looks like V" (issue 45: the page's
     one-click answer was "Yes, Q"): V and Q are offered, and the deck keeps the one chosen."""
-    from cribcam.training.alphabet import LetterQuestion
+    from cribcam.teach.alphabet import LetterQuestion
 
     asked = {"questions": [LetterQuestion("Q", None, learnt=False, closest="V").as_json()]}
     tab = _lettered_layouts_to_teach(browser, teaching_server, tmp_path, "dutch", letters=asked)

@@ -3,7 +3,7 @@
 Teaching a deck learns no convolution: the bundled classifier's trunk already sees index
 glyphs of many designs, and a linear correction of its heads on its pooled features learns a
 deck's glyphs from a few crops of each in seconds on the CPU, with no torch
-(``cribcam.training.teach``).
+(``cribcam.teach.lesson``).
 """
 
 from __future__ import annotations

@@ -12,8 +12,9 @@ import cv2
 import numpy as np
 import pytest
 
+from cribcam.datagen.layout_photos import render_layout
 from cribcam.scoring.cards import RANKS
-from cribcam.training import layout_photos
+from cribcam.teach import layout_photos
 from cribcam.vision.detections import Detections
 
 
@@ -45,7 +46,7 @@ def test_a_four_corner_deck_groups_four_boxes_per_card(deck_designs):
                          f"(corners per deck: {sorted({len(d.corners['AC']) for d in decks})}): the "
                          "four-corner decks are no longer found")
     deck = four_corner[0]
-    image, labels = layout_photos.render_layout(deck, "H", seed=3)
+    image, labels = render_layout(deck, "H", seed=3)
     photo, truth = _named_by_order(image, labels, "H")
     assert [card.name for card in photo.cards] == truth == [f"{rank}H" for rank in RANKS]
 

@@ -1,7 +1,7 @@
 """The rehearsal set that every lesson mixes in, as shipped in ``models/``."""
 
 from cribcam.scoring.cards import RANKS
-from cribcam.training import rehearsal
+from cribcam.teach import rehearsal
 
 
 def test_the_rehearsal_set_is_small_and_holds_every_kind_of_crop():

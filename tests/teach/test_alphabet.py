@@ -4,8 +4,8 @@ import cv2
 import numpy as np
 import pytest
 
-from cribcam.training import layout_photos
-from cribcam.training.alphabet import learn_texts
+from cribcam.datagen.layout_photos import render_layout
+from cribcam.teach.alphabet import learn_texts
 from cribcam.vision.models import rank_reader_file
 from cribcam.vision.rank_reader import RANK_TEXTS, RankReader
 
@@ -19,7 +19,7 @@ def _shown(deck, suits: str, folder) -> dict:
     """Rendered layouts of ``suits`` written to ``folder``; their labels."""
     labels = {}
     for k, suit in enumerate(suits):
-        image, boxes = layout_photos.render_layout(deck, suit, seed=k)
+        image, boxes = render_layout(deck, suit, seed=k)
         cv2.imwrite(str(folder / f"{suit}.jpg"), image)
         labels[f"{suit}.jpg"] = {"cards": [{"card": b.code, "box": list(b.box)} for b in boxes]}
     return labels
@@ -41,7 +41,7 @@ def test_a_lettered_deck_s_texts_are_learnt_from_two_suits(alphabet, rank_reader
 def test_a_photo_with_no_index_to_read_beside_one_with_indices(rank_reader, tmp_path, unread_first):
     # A queen's index too small to cut a line from (a card far off), in one photo; a queen read
     # plainly in another: teaching reads both together, in either order.
-    from cribcam.training.alphabet import likeliest_texts
+    from cribcam.teach.alphabet import likeliest_texts
 
     far = np.full((120, 120, 3), 200, np.uint8)
     near = np.full((200, 160, 3), 245, np.uint8)
@@ -80,7 +80,7 @@ def test_ranks_read_as_one_string_keep_their_standard_texts(rank_reader, tmp_pat
 
 
 def test_a_standard_deck_misread_a_little_keeps_its_standard_texts(rank_reader, heldout_decks, tmp_path):
-    from cribcam.training.alphabet import MARGIN, likeliest_texts
+    from cribcam.teach.alphabet import MARGIN, likeliest_texts
 
     deck = next(d for d in heldout_decks if d.name == "gnome-bellot")
     labels = _shown(deck, "CDHS", tmp_path)
@@ -92,7 +92,7 @@ def test_a_standard_deck_misread_a_little_keeps_its_standard_texts(rank_reader, 
 
 
 def test_a_rank_is_printed_as_a_capital_or_a_digit_first_never_a_lone_small_letter():
-    from cribcam.training.alphabet import printed_as_rank
+    from cribcam.teach.alphabet import printed_as_rank
 
     assert all(map(printed_as_rank, ["V", "1", "10", "Kn", "Д", "B"]))
     assert not any(map(printed_as_rank, ["n", "i", "à", "kn", "", "100", "V?", "鬼"]))
@@ -114,7 +114,7 @@ def test_letters_the_player_states_are_kept_over_those_learnt(rank_reader, tmp_p
 
 
 def test_a_letter_neither_surely_printed_nor_surely_misread_is_asked():
-    from cribcam.training.alphabet import ASK_FROM, MARGIN, SURE, RankText, letter_questions
+    from cribcam.teach.alphabet import ASK_FROM, MARGIN, SURE, RankText, letter_questions
 
     likeliest = {"Q": RankText("V", (MARGIN + SURE) / 2, -9.0), "J": RankText("B", SURE + 1, -9.0),
                  "K": RankText("H", (ASK_FROM + MARGIN) / 2, -6.0), "A": RankText("1", ASK_FROM / 2, -1.0),
@@ -126,7 +126,7 @@ def test_a_letter_neither_surely_printed_nor_surely_misread_is_asked():
 
 
 def test_a_letter_that_reads_as_no_text_at_all_is_asked_for():
-    from cribcam.training.alphabet import UNSPELT_BELOW, RankText, chosen_texts, letter_questions
+    from cribcam.teach.alphabet import UNSPELT_BELOW, RankText, chosen_texts, letter_questions
 
     # A Russian queen's Д: the recognizer knows no Cyrillic, so "Q" reads badly and nothing better.
     # Read as another rank's text (a Д read as A), surely or not, it is no letter learnt either.
@@ -143,7 +143,7 @@ def test_a_letter_that_reads_as_no_text_at_all_is_asked_for():
 
 
 def test_a_letter_read_unclearly_but_most_like_a_spellable_one_offers_it():
-    from cribcam.training.alphabet import UNSPELT_BELOW, RankText, letter_questions
+    from cribcam.teach.alphabet import UNSPELT_BELOW, RankText, letter_questions
 
     # A Dutch queen's V: Q reads badly, V better but by too little to be learnt or asked as such.
     (asked,) = letter_questions({"Q": RankText("V", 0.5, UNSPELT_BELOW - 2)})
@@ -154,7 +154,7 @@ def test_a_letter_read_unclearly_but_most_like_a_spellable_one_offers_it():
 
 
 def test_a_stated_letter_wins_over_a_learnt_one_it_would_repeat():
-    from cribcam.training.alphabet import RankText, chosen_texts
+    from cribcam.teach.alphabet import RankText, chosen_texts
 
     texts = chosen_texts({"Q": RankText("V", 9.0, -9.0), "K": RankText("H", 9.0, -9.0)}, stated={"J": "V"})
     assert (texts[10], texts[11], texts[12]) == ("V", "Q", "H")
@@ -170,14 +170,14 @@ def test_a_stated_letter_wins_over_a_learnt_one_it_would_repeat():
     ({"J": "V", "Q": "V"}, "V would stand for two ranks"),
 ])
 def test_letters_no_deck_prints_are_refused(stated, message):
-    from cribcam.training.alphabet import check_stated
+    from cribcam.teach.alphabet import check_stated
 
     with pytest.raises(ValueError, match=message.replace("?", r"\?")):
         check_stated(stated)
 
 
 def test_a_ten_stated_as_10_and_a_letter_the_recognizer_cannot_spell_kept():
-    from cribcam.training.alphabet import check_stated
+    from cribcam.teach.alphabet import check_stated
 
     assert check_stated({"10": "10", "q": "V", "J": "B"}) == {"T": "10", "Q": "V", "J": "B"}
     assert check_stated({"Q": "Д"}) == {"Q": "Д"}  # the deck prints it; its taught corners read it

@@ -10,13 +10,14 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from cribcam.datagen.layout_photos import render_layout
 from cribcam.scoring.cards import CARD_CODES
 from cribcam.settings import DATA_ENV
-from cribcam.training import layout_photos, rehearsal, teach
-from cribcam.training.heads import fit_softmax
+from cribcam.teach import layout_photos, lesson, rehearsal
+from cribcam.teach.heads import fit_softmax
 from cribcam.vision.decks import DeckError, list_decks
 
-QUICK = teach.Settings(copies=4, steps=150)  # fewer crops: a test's lesson
+QUICK = lesson.Settings(copies=4, steps=150)  # fewer crops: a test's lesson
 
 
 @pytest.fixture
@@ -56,14 +57,14 @@ def test_a_lesson_weighs_the_players_crops_negatives_and_rehearsal_as_set(shippe
     cv2.imwrite(str(tmp_path / "hearts.jpg"), image)
     entry = {"hearts.jpg": {"cards": [{"card": label.code, "box": list(label.box)} for label in labels]}}
     reader = CardReader(shipped_models)
-    lesson, held, _ = teach._lesson(tmp_path, entry, rehearsal.REHEARSAL, QUICK, lambda im: reader.find(im).xyxy)
+    taught, held, _ = lesson._lesson(tmp_path, entry, rehearsal.REHEARSAL, QUICK, lambda im: reader.find(im).xyxy)
     kept = len(labels) - len(held["hearts.jpg"]["cards"])  # every corner but those held back
-    mine = lesson["weight"] == lesson["weight"][0]
-    assert mine[:kept * QUICK.copies].all() and (lesson["suit"][:kept * QUICK.copies] == 2).all()
-    negative = lesson["rank"] == 13
-    assert np.isclose(lesson["weight"][:kept * QUICK.copies].sum(), QUICK.player_share)
-    assert np.isclose(lesson["weight"][negative].sum(), QUICK.negative_share)
-    assert np.isclose(lesson["weight"].sum(), 1.0) and len(lesson["crops"]) == len(lesson["rank"]) > 2000
+    mine = taught["weight"] == taught["weight"][0]
+    assert mine[:kept * QUICK.copies].all() and (taught["suit"][:kept * QUICK.copies] == 2).all()
+    negative = taught["rank"] == 13
+    assert np.isclose(taught["weight"][:kept * QUICK.copies].sum(), QUICK.player_share)
+    assert np.isclose(taught["weight"][negative].sum(), QUICK.negative_share)
+    assert np.isclose(taught["weight"].sum(), 1.0) and len(taught["crops"]) == len(taught["rank"]) > 2000
 
 
 def _crop_accuracy(classifier, photos, only=lambda code: True) -> float:
@@ -88,7 +89,7 @@ def taught(shipped_models, layouts, tmp_path_factory):
         patch.setenv(DATA_ENV, str(data))
         photos = _named(CardReader(shipped_models), layouts)
         stages = []
-        deck = teach.teach(photos, "heldout-design", shipped_models, QUICK,
+        deck = lesson.teach(photos, "heldout-design", shipped_models, QUICK,
                            progress=lambda stage, done, total: stages.append((stage, done, total)))
         yield SimpleNamespace(deck=deck, data=data, stages=stages, photos=photos, listed=list_decks())
 
@@ -115,7 +116,7 @@ def test_a_taught_deck_reads_its_design_better_than_the_bundled_model(taught, sh
     from cribcam.vision.classifier import DeckClassifier, IndexClassifier
 
     bundled = IndexClassifier(shipped_models / "classifier.onnx")
-    unseen = [layout_photos.render_layout(heldout_deck, suit, seed=50 + k) for k, suit in enumerate("CDHS")]
+    unseen = [render_layout(heldout_deck, suit, seed=50 + k) for k, suit in enumerate("CDHS")]
     before = _crop_accuracy(bundled, unseen)
     after = _crop_accuracy(DeckClassifier(taught.deck.classifier, bundled), unseen)
     assert after > before, (before, after)
@@ -132,11 +133,11 @@ def test_a_deck_lettered_differently_taught_from_two_suits_reads_the_other_two(s
     if not decks:
         pytest.skip("no font with the letters under /usr/share/fonts")
     bundled = CardReader(shipped_models)
-    shown = {suit: layout_photos.render_layout(decks[0], suit, seed=k) for k, suit in enumerate("CD")}
-    deck = teach.teach(_named(bundled, shown), "dutch", shipped_models, QUICK)
+    shown = {suit: render_layout(decks[0], suit, seed=k) for k, suit in enumerate("CD")}
+    deck = lesson.teach(_named(bundled, shown), "dutch", shipped_models, QUICK)
     assert deck.record["ranks_shown_on"] == {rank: "CD" for rank in "A23456789TJQK"}
     assert {rank: deck.record["rank_texts"][rank] for rank in "AJQK"} == {"A": "1", "J": "B", "Q": "V", "K": "H"}
-    assert teach.taught_sentences(deck.record)[0] == \
+    assert lesson.taught_sentences(deck.record)[0] == \
         "its indices read 1 for the ace, B for the jack, V for the queen, H for the king: so read on every suit"
     taught = CardReader(shipped_models, classifier=deck.classifier)
     # As a server reads with a deck: on the bundled reader's models, loaded once.
@@ -146,7 +147,7 @@ def test_a_deck_lettered_differently_taught_from_two_suits_reads_the_other_two(s
     lettered = [code for suit in "HS" for code in (f"A{suit}", f"J{suit}", f"Q{suit}", f"K{suit}")]
     read = {"bundled": 0, "taught": 0}
     for k, suit in enumerate("HS"):
-        image, _ = layout_photos.render_layout(decks[0], suit, seed=100 + k)
+        image, _ = render_layout(decks[0], suit, seed=100 + k)
         for which, reader in (("bundled", bundled), ("taught", taught)):
             read[which] += len(set(reader.read(image).codes) & set(lettered))
         assert shared.read(image).codes == taught.read(image).codes
@@ -167,15 +168,15 @@ def test_a_lesson_of_names_at_random_leaves_reading_as_it_was(shipped_models, he
     rng = np.random.default_rng(3)
     rendered = {}
     for k, suit in enumerate("CDHSCD"):
-        image, labels = layout_photos.render_layout(heldout_deck, suit, seed=30 + k)
+        image, labels = render_layout(heldout_deck, suit, seed=30 + k)
         cards = sorted({label.code for label in labels})
         wrong = dict(zip(cards, rng.permutation(cards)))
         rendered[f"{suit}{k}"] = image, [Named(code=wrong[label.code], box=label.box) for label in labels]
-    deck = teach.teach(_named(CardReader(shipped_models), rendered), "at-random", shipped_models, QUICK)
+    deck = lesson.teach(_named(CardReader(shipped_models), rendered), "at-random", shipped_models, QUICK)
     assert deck.record["kept"] == "neither" and deck.record["checks"]["deck"]["held_back"] == "photos"
-    assert "no better than cribcam does untaught" in " ".join(teach.taught_sentences(deck.record))
+    assert "no better than cribcam does untaught" in " ".join(lesson.taught_sentences(deck.record))
     bundled = IndexClassifier(shipped_models / "classifier.onnx")
-    image, labels = layout_photos.render_layout(heldout_deck, "H", seed=99)
+    image, labels = render_layout(heldout_deck, "H", seed=99)
     boxes = np.array([label.box for label in labels], np.float32)
     assert np.allclose(DeckClassifier(deck.classifier, bundled)(image, boxes), bundled.read_crops(bundled.crops(image, boxes)),
                        atol=1e-4)
@@ -184,15 +185,15 @@ def test_a_lesson_of_names_at_random_leaves_reading_as_it_was(shipped_models, he
 def test_a_deck_name_is_taught_once(taught, shipped_models, monkeypatch):
     monkeypatch.setenv(DATA_ENV, str(taught.data))
     with pytest.raises(DeckError, match="exists already"):
-        teach.teach(taught.photos, "heldout-design", shipped_models, QUICK)
+        lesson.teach(taught.photos, "heldout-design", shipped_models, QUICK)
 
 
 def test_teaching_refuses_a_bad_name_and_photos_with_no_names(shipped_models, data):
     image = np.zeros((50, 50, 3), np.uint8)
     with pytest.raises(DeckError, match="cannot name a deck"):
-        teach.teach([layout_photos.LayoutPhoto("p.jpg", image)], "../escape", shipped_models, QUICK)
+        lesson.teach([layout_photos.LayoutPhoto("p.jpg", image)], "../escape", shipped_models, QUICK)
     with pytest.raises(ValueError, match="no card is named"):
-        teach.teach([layout_photos.LayoutPhoto("p.jpg", image, [layout_photos.FoundCard([[0, 0, 9, 9]])])], "empty",
+        lesson.teach([layout_photos.LayoutPhoto("p.jpg", image, [layout_photos.FoundCard([[0, 0, 9, 9]])])], "empty",
                     shipped_models, QUICK)
     assert not (data / "decks").exists() or not any((data / "decks").iterdir())
 
@@ -200,15 +201,15 @@ def test_teaching_refuses_a_bad_name_and_photos_with_no_names(shipped_models, da
 def test_teaching_says_why_it_cannot_teach(shipped_models, tmp_path, data, monkeypatch):
     from cribcam.vision.classifier import IndexClassifier
 
-    assert teach.teaching_unavailable(shipped_models) is None
-    assert "no card-reading model" in teach.teaching_unavailable(tmp_path)
-    assert "no rehearsal set" in teach.teaching_unavailable(shipped_models, tmp_path / "none.npz")
+    assert lesson.teaching_unavailable(shipped_models) is None
+    assert "no card-reading model" in lesson.teaching_unavailable(tmp_path)
+    assert "no rehearsal set" in lesson.teaching_unavailable(shipped_models, tmp_path / "none.npz")
     # A classifier exported before teaching needed its features.
     monkeypatch.setattr(IndexClassifier, "has_features", property(lambda self: False))
-    assert "answers no features" in teach.teaching_unavailable(shipped_models)
+    assert "answers no features" in lesson.teaching_unavailable(shipped_models)
     photo = layout_photos.LayoutPhoto("p.jpg", np.zeros((50, 50, 3), np.uint8), [layout_photos.FoundCard([[0, 0, 9, 9]], "5H")])
     with pytest.raises(ValueError, match="answers no features"):
-        teach.teach([photo], "old", shipped_models, QUICK)
+        lesson.teach([photo], "old", shipped_models, QUICK)
 
 
 def test_the_time_left_is_told_from_the_pace_of_the_work_done_not_of_the_preparing():
@@ -220,9 +221,9 @@ def test_the_time_left_is_told_from_the_pace_of_the_work_done_not_of_the_prepari
     clock = SimpleNamespace(now=100.0)
     told = []
     started = clock.now - 30.0  # thirty seconds of preparing before the first chunk
-    cards, features = teach._features(Bundled(), np.zeros((10 * teach.CHUNK, 8, 8, 3)), started,
+    cards, features = lesson._features(Bundled(), np.zeros((10 * lesson.CHUNK, 8, 8, 3)), started,
                                       lambda stage, done, total: told.append((done, total)), lambda: clock.now)
-    assert features.shape == (2, 10 * teach.CHUNK, 4)
+    assert features.shape == (2, 10 * lesson.CHUNK, 4)
     assert told[0] == (31.0, 40.0)  # 9 chunks left at a second each, not 31 seconds each
     assert [total - done for done, total in told] == [9.0, 8.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0, 0.0]
 
@@ -239,7 +240,7 @@ def test_the_time_left_is_told_from_the_pace_of_the_work_done_not_of_the_prepari
 ])
 def test_the_check_on_what_was_held_back_is_said_with_its_numbers_and_when_too_few_to_tell(deck, said):
     checks = {"deck": deck, "training_designs": {"crops": 530, "taught": 0.91, "default": 0.91}}
-    assert teach.check_sentences(checks)[0] == said
+    assert lesson.check_sentences(checks)[0] == said
 
 
 @pytest.mark.parametrize("deck, better", [
@@ -252,11 +253,11 @@ def test_the_check_on_what_was_held_back_is_said_with_its_numbers_and_when_too_f
 ])
 def test_a_deck_is_offered_as_the_default_only_when_it_measured_better(deck, better):
     checks = {"training_designs": {"crops": 530, "taught": 0.91, "default": 0.91}}
-    assert teach.reads_better({"checks": {**checks, **({"deck": deck} if deck else {})}}) is better
+    assert lesson.reads_better({"checks": {**checks, **({"deck": deck} if deck else {})}}) is better
 
 
 def test_a_corner_is_held_back_whenever_a_card_shows_two():
-    from cribcam.training.teach import _hold_back
+    from cribcam.teach.lesson import _hold_back
 
     # Three photos, one card among them showing both corners: whatever the draw, it is checked on.
     labels = {"a.jpg": {"cards": [{"card": "8D", "box": [0, 0, 10, 20]}, {"card": "8D", "box": [90, 90, 100, 110]}]},

@@ -3,17 +3,17 @@
 Only the reading of indices learns: the finder already boxes the indices of designs it never
 saw, and it is the glyphs of an unseen design that the classifier misreads. The bundled
 classifier's trunk is kept as it is and answers the features of every crop; a taught deck is
-a rank head and a suit head fitted on them (``cribcam.training.heads``), in numpy, so the
+a rank head and a suit head fitted on them (``cribcam.teach.heads``), in numpy, so the
 base install teaches in well under a minute with no torch. Rank and suit apart, as the
 bundled heads. A deck that prints its own letters ("B", "V", "H" for the jack, queen, king)
 teaches them to the text recognizer's reading too, which reads them on every suit; the rank
 head learns them on the suits it is shown. The steps:
 
-1. **Find** the cards of each layout photo and 2. **name** them: ``cribcam.training.layout_photos``.
+1. **Find** the cards of each layout photo and 2. **name** them: ``cribcam.teach.layout_photos``.
 3. **Teach**: the strings the deck prints for its ranks, as the pretrained text recognizer
-   reads them on the named indices (``cribcam.training.alphabet``): a letter learnt on one
+   reads them on the named indices (``cribcam.teach.alphabet``): a letter learnt on one
    suit reads on every suit. Then augmented crops of the player's indices beside the
-   rehearsal of the training designs and photos (``cribcam.training.rehearsal``), so that
+   rehearsal of the training designs and photos (``cribcam.teach.rehearsal``), so that
    the taught heads still read the decks the bundled model knew; each crop read by the
    bundled model for its features (as it is and turned half round, as the reader reads it),
    then both heads fitted.
@@ -44,7 +44,7 @@ import numpy as np
 
 from cribcam.scoring.cards import CARD_CODES, RANKS, SUITS
 from cribcam.scoring.spoken import counted
-from cribcam.training.alphabet import (
+from cribcam.teach.alphabet import (
     LetterQuestion,
     check_stated,
     chosen_texts,
@@ -52,9 +52,9 @@ from cribcam.training.alphabet import (
     letter_questions,
     likeliest_texts,
 )
-from cribcam.training.heads import fit_softmax, standardise
-from cribcam.training.layout_photos import LayoutPhoto, as_labels, check_names, missing_cards
-from cribcam.training.rehearsal import REHEARSAL, load_rehearsal, rehearsal_crops, split_rehearsal
+from cribcam.teach.heads import fit_softmax, standardise
+from cribcam.teach.layout_photos import LayoutPhoto, as_labels, check_names, missing_cards
+from cribcam.teach.rehearsal import REHEARSAL, load_rehearsal, rehearsal_crops, split_rehearsal
 from cribcam.vision import CardReader
 from cribcam.vision.classifier import DeckClassifier, IndexClassifier, heads_from_cards
 from cribcam.vision.decks import (

@@ -7,8 +7,8 @@
    the proposals confirmed or fixed on the teach page.
 
 Runs on the runtime's models alone (no torch): the teach page and ``cribcam teach`` use it
-before ``cribcam.training.teach`` trains. ``render_layout`` draws the stated layout of a
-design, for the tests and the model card's measurements.
+before ``cribcam.teach.lesson`` teaches. ``cribcam.datagen.layout_photos`` draws such photos,
+for the tests and the model card's measurements.
 """
 
 from __future__ import annotations
@@ -504,45 +504,3 @@ def _place(card: FoundCard, image: np.ndarray) -> str:
     row = "top" if y < 1 / 3 else "bottom" if y > 2 / 3 else "middle"
     column = "left" if x < 1 / 3 else "right" if x > 2 / 3 else "middle"
     return "in the middle" if row == column == "middle" else f"at the {row} {column}".replace("middle ", "")
-
-
-# --- the stated layout, drawn (tests and the model card's measurements) --------------------
-
-def render_layout(deck, suit: str, seed: int, size: int = 1024, per_row: int = 5,
-                  photographic: bool = True) -> tuple[np.ndarray, list]:
-    """A synthetic photo of one suit laid out as ``LAYOUT`` states, with its exact labels.
-
-    Args:
-        deck: a ``cribcam.datagen.card_art.Deck`` (or prepared deck).
-        suit: the suit laid out, one of CDHS.
-        seed: random seed (table, light, the small unevenness of cards put down by hand).
-        size: the photo's side in pixels.
-        per_row: cards per row.
-        photographic: False for the clean composite.
-
-    Returns:
-        The BGR image and its labels (``scenes.Label``: card code and index box).
-    """
-    from cribcam.datagen import textures
-    from cribcam.datagen.assets import make_assets
-    from cribcam.datagen.camera import look_at
-    from cribcam.datagen.layouts import Item, Layout, card_extent
-    from cribcam.datagen.scenes import compose
-
-    rng = np.random.default_rng([seed, 0x7EAC])
-    assets = make_assets([deck], seed, n_surfaces=len(textures.SURFACES))
-    prepared = assets.decks[0]
-    aspect = prepared.height / prepared.width
-    items = []
-    for k, rank in enumerate(RANKS):
-        row, column = divmod(k, per_row)
-        items.append(Item("card", column * 1.25 + rng.normal(0, 0.03), row * (aspect + 0.3) + rng.normal(0, 0.03),
-                          float(rng.normal(0, 2.0)), f"{rank}{suit}", "table"))
-    layout = Layout("teaching", items, None, aspect)
-    x0, y0, x1, y1 = card_extent(layout)
-    card_px = 0.92 * size / max(x1 - x0, y1 - y0)
-    # Azimuth 0 and little roll: the rows run across the photo, as the layout asks.
-    camera = look_at(((x0 + x1) / 2, (y0 + y1) / 2), card_px, tilt=float(rng.uniform(0, 12)),
-                     azimuth=0.0, roll=float(rng.normal(0, 3)), size=size)
-    scene = compose(rng, layout, camera, prepared, assets, {"name": "plain"}, photographic)
-    return scene.image, scene.labels
