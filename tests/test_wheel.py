@@ -48,6 +48,7 @@ def test_the_wheel_carries_what_the_app_reads_and_no_training_files(wheel):
                    "web/templates/index.html", "web/templates/live.html", "web/static/app.js",
                    "web/static/api.txt", "datasets/decks.json"]:
         assert bundled + needed in names
+    assert {"cribcam/teach/lesson.py", "cribcam/teach/crop_bank.py"} <= names  # teaching, as the teach page runs it
     assert not [name for name in names if "checkpoints/" in name or name.endswith("HISTORY.md")
                 or "/cache/" in name or "/samples/" in name]
 
