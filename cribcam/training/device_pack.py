@@ -68,7 +68,7 @@ def device_command(minutes: float, pack_dir: str) -> str:
 
 
 def pack(out: Path = DEVICE_PACK_DIR, real: Path | None = None, fonts: Path = FONT_ROOT, minutes: float = 8.0,
-         wheels: bool = True, checkout: Path = CHECKOUT, log=print) -> dict:
+         wheels_from: Path | None = None, checkout: Path = CHECKOUT, log=print) -> dict:
     """Writes the pack into ``out`` (an earlier pack there is replaced) and returns what
     ``pack.json`` records. The inputs and ``out`` are checked before anything is written.
 
@@ -76,8 +76,9 @@ def pack(out: Path = DEVICE_PACK_DIR, real: Path | None = None, fonts: Path = FO
         real: the shared real photos (``labels.json`` and ``images/``), or None for none.
         fonts: where the training typefaces are installed (`bin/install-training-fonts`).
         minutes: the run's length there, written into the device command.
-        wheels: download the wheels (False only where they are not needed, as in a test run
-            on this machine, whose environment has them installed).
+        wheels_from: a folder that holds the wheels, which pip then takes from it alone, with
+            no network (as the tests do); None: pip downloads them (`bin/train-on-device`, at
+            pack time: the run on the device installs them from the pack).
         checkout: the checkout the pack travels with, which must hold ``out``.
 
     Raises:
@@ -85,13 +86,13 @@ def pack(out: Path = DEVICE_PACK_DIR, real: Path | None = None, fonts: Path = FO
     """
     place = pack_place(out, checkout)
     typefaces = usable_fonts(fonts)
-    pins = wheel_pins() if wheels else []
+    pins = wheel_pins()
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
     record = {"command": device_command(minutes, place), "carry": [place]}
     (out / "pack.json").write_text(json.dumps(record, indent=1) + "\n")
-    record = {"wheels": pack_wheels(out / "wheels", pins) if wheels else [],
+    record = {"wheels": pack_wheels(out / "wheels", pins, wheels_from),
               "decks": pack_decks(out / "decks.tar"),
               "fonts": pack_fonts(out / "fonts.tar.xz", typefaces, fonts),
               "real": pack_real(out / "real.tar", real) if real is not None else None, **record}
@@ -133,13 +134,17 @@ def wheel_pins() -> list[str]:
         raise PackError(f"{missing.name} is not installed here: pip install -e '.[train]'") from None
 
 
-def pack_wheels(out: Path, pins: list[str]) -> list[str]:
-    """pip downloads ``pins`` (``wheel_pins``) for the device's Python."""
+def pack_wheels(out: Path, pins: list[str], source: Path | None = None) -> list[str]:
+    """pip downloads ``pins`` (``wheel_pins``) for the device's Python into ``out``: from the
+    package index, or, given a ``source`` folder, from that folder alone."""
     out.mkdir(parents=True, exist_ok=True)
-    result = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
-                             *PIP_PLATFORM, "-d", str(out), *pins], capture_output=True, text=True)
+    where = ["--no-index", "--find-links", str(source)] if source is not None else []
+    result = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+                             "--no-deps", "--only-binary=:all:", *where, *PIP_PLATFORM, "-d", str(out), *pins],
+                            capture_output=True, text=True)
     if result.returncode != 0:
-        raise PackError(f"pip download {' '.join(pins)} failed: {result.stderr.strip()[-400:]}")
+        raise PackError(f"pip download {' '.join(pins)}{f' from {source}' if source else ''} failed: "
+                        f"{result.stderr.strip()[-400:]}")
     return sorted(path.name for path in out.glob("*.whl"))
 
 

@@ -31,7 +31,7 @@ def test_a_folder_holding_anything_else_is_never_emptied(checkout):
     precious.mkdir()
     (precious / "thesis.txt").write_text("important")
     with pytest.raises(device_pack.PackError, match="is not a pack that bin/train-on-device made"):
-        device_pack.pack(precious, checkout=checkout, wheels=False)
+        device_pack.pack(precious, checkout=checkout)
     assert (precious / "thesis.txt").read_text() == "important"
     (checkout / "a-file").write_text("x")
     with pytest.raises(device_pack.PackError, match="is not a pack"):
@@ -41,7 +41,7 @@ def test_a_folder_holding_anything_else_is_never_emptied(checkout):
 def test_the_inputs_are_checked_before_an_earlier_pack_is_replaced(checkout, tmp_path):
     pack = earlier_pack(checkout / ".devpack")
     with pytest.raises(device_pack.PackError, match="no usable fonts under"):
-        device_pack.pack(pack, fonts=tmp_path / "no-fonts", checkout=checkout, wheels=False)
+        device_pack.pack(pack, fonts=tmp_path / "no-fonts", checkout=checkout)
     assert sorted(path.name for path in pack.iterdir()) == ["decks.tar", "pack.json"]
 
 

@@ -1,12 +1,15 @@
 """The prepared GPU run (`bin/train-on-device`, ``training.device_pack``, ``training.device_run``),
-here on the CPU: the pack from a share of the shared photos and a few fonts, then the run there
-at a toy size, as the device runs it, so that a lent session spends its minutes training."""
+here on the CPU: the pack from a share of the shared photos, a few fonts and wheels made here
+(no network), then the run there at a toy size, as the device runs it, so that a lent session
+spends its minutes training."""
 
 import json
 import shutil
 import subprocess
 import sys
 import tarfile
+import zipfile
+from importlib import metadata
 
 import pytest
 
@@ -17,6 +20,23 @@ from cribcam.training import device_pack  # noqa: E402 (after the importorskip a
 pytestmark = pytest.mark.slow
 
 EVERY = 14  # one shared photo in this many goes into the test's pack: all three kinds of photo
+
+
+def local_wheels(folder):
+    """Wheels of ``device_pack.WHEELS`` at the versions installed here, holding their metadata
+    alone: the pack takes them from ``folder`` as `bin/train-on-device` downloads the real ones
+    (the run here has those installed already)."""
+    folder.mkdir()
+    for name in device_pack.WHEELS:
+        version, dist = metadata.version(name), name.replace("-", "_")
+        info = f"{dist}-{version}.dist-info"
+        files = {f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+                 f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: cribcam-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+        files[f"{info}/RECORD"] = "".join(f"{path},,\n" for path in [*files, f"{info}/RECORD"])
+        with zipfile.ZipFile(folder / f"{dist}-{version}-py3-none-any.whl", "w") as wheel:
+            for path, text in files.items():
+                wheel.writestr(path, text)
+    return folder
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +61,8 @@ def packed(tmp_path_factory, real_photos, deck_designs):
     checkout = root / "checkout"
     subprocess.run(["git", "init", "-q", str(checkout)], check=True)
     (checkout / ".gitignore").write_text("packs/\n")
-    record = device_pack.pack(checkout / "packs" / "first", photos, fonts, minutes=1.0, checkout=checkout)
+    record = device_pack.pack(checkout / "packs" / "first", photos, fonts, minutes=1.0,
+                              wheels_from=local_wheels(root / "wheels"), checkout=checkout)
     return checkout / "packs" / "first", record, photos
 
 
@@ -51,6 +72,7 @@ def test_the_pack_holds_what_the_device_lacks_and_nothing_held_out(packed):
     pack, record, photos = packed
     assert json.loads((pack / "pack.json").read_text()) == record
     assert [name.split("-")[0] for name in record["wheels"]] == ["ultralytics", "ultralytics_thop"]
+    assert [name.split("-")[1] for name in record["wheels"]] == [metadata.version(name) for name in device_pack.WHEELS]
     with tarfile.open(pack / "decks.tar") as tar:
         designs = {name.split("/")[1] for name in tar.getnames()}
     manifest = load_manifest()["decks"]
