@@ -54,7 +54,7 @@ def bank_from_scenes(data_dir: Path, part: str, seed: int, negatives_per_index: 
     """Patches of every labelled index of a built synthetic set, and as many negatives.
 
     ``shard`` (k, n) takes every n-th of the first ``scenes`` scenes from the k-th on, so
-    that n processes can cut one set between them (``training.device_run``).
+    that n processes can cut one set between them (``training.stages.cut_bank``).
     """
     rng = np.random.default_rng(seed)
     collected = Patches()

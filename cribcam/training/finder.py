@@ -5,13 +5,16 @@ and card face in each step and learns next to nothing in an hour. The finder is 
 small crops cut around the labelled indices of the scenes at their native scale instead: every
 pixel a step pays for is near an index, and an index keeps the size it has in a 640 frame.
 YOLO is fully convolutional, so the trained model reads whole frames (and tiles) at run time.
-Which card an index shows is the classifier's job (``training.classifier``): one class here.
+A GPU machine affords the whole scenes (``write_finder_data`` with no crop size; the run on a
+lent GPU, ``training.device_run``). Which card an index shows is the classifier's job
+(``training.classifier``): one class here.
 """
 
 from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -111,27 +114,55 @@ def _pad_to(image: np.ndarray, size: int) -> np.ndarray:
 
 
 def write_finder_data(out: Path, train: list[tuple[Path, str, int]], val: list[tuple[Path, str, int]],
-                      size: int, seed: int) -> Path:
-    """Cuts the train and val crops (once: a finished set is kept) and returns its data.yaml."""
+                      size: int | None, seed: int) -> Path:
+    """The finder's data set in ``out`` (once: a finished set is kept), and its data.yaml.
+
+    Args:
+        train, val: (data set folder, part, times) triples, as for ``cut_finder_crops``.
+        size: the side of the crops cut around the indices (the 2-core recipe), or None for
+            the whole images, each listed ``times`` times (a GPU machine affords them).
+        seed: seed of the crops.
+    """
     done = out / "data.yaml"
     if done.is_file():
         return done
     if out.exists():
         shutil.rmtree(out)  # a half-written set from a cut run
-    counts = {part: cut_finder_crops(sources, out, part, size, seed + i)
-              for i, (part, sources) in enumerate((("train", train), ("val", val)))}
-    yolo.write_data_yaml(out, {"train": "images/train", "val": "images/val"},
-                         f"cribcam finder crops of {size} px: {counts['train']} train, {counts['val']} val",
+    if size is None:
+        out.mkdir(parents=True)
+        counts = {part: _list_images(sources, out / f"{part}.txt") for part, sources in (("train", train), ("val", val))}
+        parts, what = {part: str((out / f"{part}.txt").resolve()) for part in counts}, "whole images"
+    else:
+        counts = {part: cut_finder_crops(sources, out, part, size, seed + i)
+                  for i, (part, sources) in enumerate((("train", train), ("val", val)))}
+        parts, what = {"train": "images/train", "val": "images/val"}, f"crops of {size} px"
+    yolo.write_data_yaml(out, parts, f"cribcam finder {what}: {counts['train']} train, {counts['val']} val",
                          names=CLASS_NAMES)
     return done
 
 
+def _list_images(sources: list[tuple[Path, str, int]], listing: Path) -> int:
+    """Writes the images of ``sources``, each ``times`` times, into ``listing`` (ultralytics
+    finds each one's labels beside its images folder); returns how many lines."""
+    images = [path.resolve() for data_dir, part, times in sources
+              for path in sorted((data_dir / "images" / part).glob("*.jpg")) * times]
+    listing.write_text("".join(f"{path}\n" for path in images))
+    return len(images)
+
+
 def train_finder(data_yaml: Path, run_dir: Path, model: str, imgsz: int, hours: float, batch: int,
-                 lr: float, workers: int, seed: int, log=print) -> Path:
+                 lr: float, workers: int, seed: int, log=print, device: str = "cpu", cache: str | bool = "ram",
+                 callbacks: dict[str, Callable] | None = None) -> Path:
     """Trains the finder for ``hours`` of wall-clock (or resumes the run in ``run_dir``).
 
+    Args:
+        model: an ultralytics model yaml to train from scratch, or a checkpoint to continue.
+        device, cache: as ``finder_train_args`` takes them.
+        callbacks: ultralytics event -> callback, added to the progress lines' (a GPU run
+            fits its time to its deadline, and copies each better checkpoint out).
+
     Returns:
-        The best checkpoint (on the synthetic validation crops).
+        The best checkpoint (on the synthetic validation images).
     """
     from ultralytics import YOLO
 
@@ -140,16 +171,17 @@ def train_finder(data_yaml: Path, run_dir: Path, model: str, imgsz: int, hours: 
         log(f"finder: {run_dir} has finished training")
         return _best(run_dir)
     started = time.monotonic()
-    if last.is_file():
+    resumed = last.is_file()
+    if resumed:
         log(f"finder: resuming {last}")
-        yolo_model = YOLO(str(last))
-        yolo_model.add_callback("on_fit_epoch_end", _progress(log, started))
+    yolo_model = YOLO(str(last) if resumed else model)
+    for event, callback in [("on_fit_epoch_end", _progress(log, started)), *(callbacks or {}).items()]:
+        yolo_model.add_callback(event, callback)
+    if resumed:
         yolo_model.train(resume=True, time=hours, workers=workers)
     else:
-        yolo_model = YOLO(model)
-        yolo_model.add_callback("on_fit_epoch_end", _progress(log, started))
         yolo_model.train(**finder_train_args(data_yaml, run_dir, imgsz, hours, batch, lr, workers, seed,
-                                             continued=model.endswith(".pt")))
+                                             continued=model.endswith(".pt"), device=device, cache=cache))
     return _best(run_dir)
 
 

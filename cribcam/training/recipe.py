@@ -1,9 +1,10 @@
 """The whole training recipe of the two-stage reader, on two CPU cores, resumable.
 
 Everything that decides the shipped models is a field of ``Recipe`` with its default here, so
-`cribcam train` with the same options reproduces them. The stages, each skipped when its
-output is already in ``work`` (so a cut run goes on from where it stopped when started again,
-and a run started again with options that would build something else is refused):
+`cribcam train` with the same options reproduces them. The stages are ``training.stages``, which
+the run on a lent GPU shares; each is skipped when its output is already in ``work`` (so a cut
+run goes on from where it stopped when started again, and a run started again with options that
+would build something else is refused):
 
 1. data: synthetic scenes of the training designs (`cribcam data build`) and the real
    photos split by capture (`cribcam data real`);
@@ -20,11 +21,6 @@ trained on nor used to choose. Needs the ``train`` extra (torch, ultralytics, on
 from __future__ import annotations
 
 import json
-import logging
-import multiprocessing
-import os
-import shutil
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -32,17 +28,21 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from cribcam.settings import default_real_photos
+from cribcam.training.stages import (
+    RUN_TIME_IMGSZ,
+    BankPlan,
+    ClassifierJob,
+    build_scenes,
+    classifier_beside,
+    export_models,
+    progress_log,
+    weights_only,
+)
 from cribcam.vision.models import CLASSIFIER_FILE, FINDER_FILE
 
-# No network here: keep ultralytics from trying (auto-installs, fonts for plots, analytics).
-os.environ.setdefault("YOLO_OFFLINE", "1")
-os.environ.setdefault("YOLO_AUTOINSTALL", "false")
-
-JOKER_FACES = 100  # jokers drawn for the classifier's ``joker_crops``
 # Options that say where a run's output goes, or how fast it is made, not what is made: a run
 # started again may change them. Every other option is recorded in the work folder.
 NOT_BUILT = ("work", "models", "workers")
-INTERRUPT_GRACE = 10.0  # seconds the classifier is given to save its checkpoint after a Ctrl-C
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ class Recipe:
     finder_model: str = "yolo11n.yaml"
     finder_from: Path | None = None
     finder_crop: int = 192
-    finder_imgsz: int = 640
+    finder_imgsz: int = RUN_TIME_IMGSZ
     finder_hours: float = 1.35
     finder_batch: int = 32
     finder_lr: float = 0.002
@@ -207,64 +207,41 @@ class RunHours:
         partial.replace(self.path)  # a cut mid-write never loses the hours saved before
 
 
-def progress_log(path: Path) -> Callable[[str], None]:
-    """A run's progress lines, with the minutes since this call, to stdout and appended to the
-    log file ``path`` (a resumed run's lines follow the earlier ones'): a logger's ``info``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    start = time.monotonic()
-    logger = logging.getLogger(f"cribcam.training.run.{path}")
-    logger.setLevel(logging.INFO)
-    logger.propagate = False  # its own lines, not the root logger's format as well
-    for handler in logger.handlers[:]:  # the same file logged again in this process: once
-        logger.removeHandler(handler)
-        handler.close()
-
-    def minutes(record: logging.LogRecord) -> bool:
-        record.minutes = (time.monotonic() - start) / 60
-        return True
-
-    for handler in (logging.StreamHandler(sys.stdout), logging.FileHandler(path)):
-        handler.setFormatter(logging.Formatter("[%(minutes)6.1f min] %(message)s"))
-        handler.addFilter(minutes)
-        logger.addHandler(handler)
-    return logger.info
-
-
 def run(recipe: Recipe) -> dict:
     """Runs (or resumes) the whole recipe and returns what ``training.json`` records.
 
     Raises:
         OtherOptions: as ``check_work`` says, before anything is done.
     """
+    from cribcam.datagen.card_art import load_decks
+    from cribcam.training.finder import train_finder, write_finder_data
+
     check_work(recipe)
     log = progress_log(recipe.log_file)
     log(f"recipe: {json.dumps(recipe.as_dict())}")
     hours = RunHours(recipe.work / "hours.json")
     try:
-        make_data(recipe, log)
-        finder_data = None if _keeps_finder(recipe) else make_finder_data(recipe, log)
-        classifier = multiprocessing.get_context("spawn").Process(target=_classifier_stage,
-                                                                  args=(recipe, os.getpid()))
-        classifier.start()
-        try:
+        build_scenes(recipe.synth, lambda: load_decks(split="train", progress=False), recipe.scenes, recipe.seed,
+                     "training designs", log)
+        split_real_photos(recipe, log)
+        finder_data = None
+        if not _keeps_finder(recipe):
+            real = [(recipe.real_set, "train", recipe.real_repeat)] if recipe.real is not None else []
+            finder_data = write_finder_data(recipe.work / "finder-crops", train=[(recipe.synth, "train", 1), *real],
+                                            val=[(recipe.synth, "val", 1)], size=recipe.finder_crop, seed=recipe.seed)
+            log(f"data: finder crops in {finder_data.parent}")
+        with classifier_beside(classifier_job(recipe)) as classifier:
             if finder_data is None:
                 log(f"finder: kept as it is ({recipe.finder_from})")
                 finder_checkpoint = recipe.finder_from
             else:
-                from cribcam.training.finder import train_finder
-
                 finder_checkpoint = train_finder(finder_data, recipe.finder_run, _finder_start(recipe),
                                                  recipe.finder_crop, recipe.finder_hours, recipe.finder_batch,
-                                                 _finder_lr(recipe), recipe.workers, recipe.seed, log)
+                                                 _continued_rate(recipe.finder_lr, recipe.finder_from), recipe.workers,
+                                                 recipe.seed, log)
             classifier.join()
-        except KeyboardInterrupt:
-            classifier.join(INTERRUPT_GRACE)  # a terminal's Ctrl-C reached the classifier too: it saves, then ends
-            raise
-        finally:
-            if classifier.is_alive():
-                classifier.terminate()
         if classifier.exitcode != 0:
-            raise RuntimeError(f"the classifier's training failed (exit {classifier.exitcode}); see {log.path}")
+            raise RuntimeError(f"the classifier's training failed (exit {classifier.exitcode}); see {recipe.log_file}")
         record = export(recipe, finder_checkpoint, hours(), log)
     finally:
         hours.end()
@@ -272,17 +249,12 @@ def run(recipe: Recipe) -> dict:
     return record
 
 
-def make_data(recipe: Recipe, log) -> None:
-    """Stage 1: the synthetic scenes and the real photos (kept when already built)."""
-    from cribcam.datagen.build import BuildSpec, build
-    from cribcam.datagen.card_art import load_decks
+def split_real_photos(recipe: Recipe, log) -> None:
+    """The real photos split by capture (kept when already split)."""
+    import shutil
+
     from cribcam.datagen.real_photos import convert
 
-    if not (recipe.synth / "build.json").is_file():
-        log(f"data: rendering {recipe.scenes} synthetic scenes")
-        decks = [d for d in load_decks() if d.split == "train"]
-        summary = build(BuildSpec(recipe.synth, recipe.scenes, recipe.seed), decks, progress=False, force=True)
-        log(f"data: {summary['images']} scenes in {summary['seconds']:.0f} s")
     if recipe.real is not None and not (recipe.real_set / "data.yaml").is_file():
         if recipe.real_set.exists():
             shutil.rmtree(recipe.real_set)
@@ -290,102 +262,17 @@ def make_data(recipe: Recipe, log) -> None:
         log(f"data: real photos split by capture into {recipe.real_set}")
 
 
-def _real_parts(recipe: Recipe, times: int) -> list[tuple[Path, str, int]]:
-    return [(recipe.real_set, "train", times)] if recipe.real is not None else []
-
-
-def make_finder_data(recipe: Recipe, log) -> Path:
-    """Stage 2: the finder's crops."""
-    from cribcam.training.finder import write_finder_data
-
-    data = write_finder_data(recipe.work / "finder-crops",
-                             train=[(recipe.synth, "train", 1), *_real_parts(recipe, recipe.real_repeat)],
-                             val=[(recipe.synth, "val", 1)], size=recipe.finder_crop, seed=recipe.seed)
-    log(f"data: finder crops in {data.parent}")
-    return data
-
-
-def _classifier_stage(recipe: Recipe, parent: int) -> None:
-    """Stage 3, in its own process: the crop bank, then the classifier's training."""
-    import torch
-
-    from cribcam.training.classifier import train_classifier
-
-    threading.Thread(target=end_with_parent, args=(parent,), daemon=True).start()
-    torch.set_num_threads(1)  # the finder has the other core, and its data loaders (or, kept, the work beside)
-    log = progress_log(recipe.log_file)
-    if recipe.classifier_checkpoint.with_suffix(".done").is_file():
-        log("classifier: finished already")
-        return
-    try:
-        bank = _classifier_bank(recipe, log)
-        lr = recipe.classifier_lr / 3 if recipe.classifier_from else recipe.classifier_lr
-        train_classifier(bank, recipe.classifier_checkpoint, recipe.classifier_minutes, recipe.classifier_batch,
-                         lr, recipe.seed, start_from=recipe.classifier_from, log=log)
-    except KeyboardInterrupt:  # a terminal's Ctrl-C reaches this process too: the recipe's says so, once
-        raise SystemExit(130) from None
-    recipe.classifier_checkpoint.with_suffix(".done").touch()
-
-
-def end_with_parent(parent: int, every: float = 2.0) -> None:
-    """Ends this process once the recipe's is gone: a recipe killed (``kill``, a session's cut)
-    runs no ``finally``, and its classifier trained on alone, on the cores and into the
-    checkpoint of the run started next."""
-    while os.getppid() == parent:
-        time.sleep(every)
-    os._exit(1)
-
-
-def _classifier_bank(recipe: Recipe, log):
-    """The classifier's crops: card art of the training designs and of font decks, the scenes,
-    the real training photos, and (when continuing a finder) that finder's mistakes."""
-    import cv2
-
-    from cribcam.datagen.card_art import load_decks
-    from cribcam.datagen.font_decks import font_decks, joker_faces
-    from cribcam.teach.crop_bank import CropBank, bank_from_labelled_photos
-    from cribcam.training.classifier import bank_from_decks, bank_from_jokers, bank_from_scenes
-    from cribcam.vision.evaluate import load_labels
-
-    scenes = sorted((recipe.synth / "images" / "train").glob("*.jpg"))
-    backgrounds = [cv2.imread(str(path)) for path in scenes[:300]]
-    decks = [d for d in load_decks(progress=False) if d.split == "train"]
-    # Each piece takes minutes (the mined negatives the longest): the log says which is under way.
-    log(f"classifier: cutting crops of {len(decks)} training designs and the scenes")
-    banks = [bank_from_decks(decks, recipe.art_crops, recipe.seed, backgrounds),
-             bank_from_scenes(recipe.synth, "train", recipe.seed)]
-    log(f"classifier: drawing {recipe.font_decks} font decks and {recipe.joker_crops} jokers' corners")
-    fonts = font_decks(recipe.font_decks, recipe.seed)
-    if fonts:  # a machine without fonts trains on the real designs alone
-        banks.append(bank_from_decks(fonts, recipe.font_crops, recipe.seed, backgrounds))
-    jokers = joker_faces(JOKER_FACES, recipe.seed) if recipe.joker_crops else []
-    if jokers:
-        banks.append(bank_from_jokers(jokers, recipe.joker_crops, recipe.seed, backgrounds))
-    real_labels = load_labels(recipe.real_set / "labels-train.json") if recipe.real is not None else None
-    if real_labels is not None:
-        banks.append(bank_from_labelled_photos(recipe.real_set / "images" / "train", real_labels, recipe.seed))
-    if recipe.finder_from is not None:
-        banks.append(_finder_mistakes(recipe, real_labels, log))
-    bank = CropBank.merge(banks)
-    log(f"classifier: {len(bank)} crops ({', '.join(f'{k} {len(v)}' for k, v in bank.groups().items())})")
-    return bank
-
-
-def _finder_mistakes(recipe: Recipe, real_labels: dict | None, log):
-    """Hard negatives from the finder the run continues from, read at run-time size."""
-    from cribcam.teach.crop_bank import bank_from_finder_mistakes
-    from cribcam.training.finder import export_finder
-    from cribcam.vision.finder import IndexFinder
-
-    log(f"classifier: mining hard negatives in {recipe.mined_scenes} scenes and the real training photos")
-    onnx = export_finder(recipe.finder_from, recipe.work / "mining" / FINDER_FILE, recipe.finder_imgsz)
-    finder = IndexFinder(onnx, conf=0.05, threads=1)
-    # Read as closely as the reader does when cards are missing: the enlarged look boxes more
-    # small pips and art, which must be rejected too.
-    bank = bank_from_finder_mistakes(lambda image: finder(image, closer=True).xyxy, recipe.synth, "train",
-                                     recipe.real_set / "images" / "train", real_labels, recipe.mined_scenes)
-    log(f"classifier: {len(bank)} hard negatives from {recipe.finder_from}")
-    return bank
+def classifier_job(recipe: Recipe) -> ClassifierJob:
+    """The classifier's stage on two cores: its bank cut by one process, which then trains on
+    one thread (the finder has the other core, and its data loaders, or, kept, the work beside);
+    the finder it continues from mined for hard negatives."""
+    bank = BankPlan(recipe.synth, recipe.real_set if recipe.real is not None else None, recipe.seed,
+                    recipe.art_crops, recipe.font_decks, recipe.font_crops, recipe.joker_crops,
+                    miner=recipe.finder_from, miner_imgsz=recipe.finder_imgsz, mining=recipe.work / "mining",
+                    mined_scenes=recipe.mined_scenes)
+    return ClassifierJob(bank, recipe.classifier_checkpoint, recipe.log_file, recipe.classifier_minutes,
+                         recipe.classifier_batch, _continued_rate(recipe.classifier_lr, recipe.classifier_from),
+                         recipe.seed, start_from=recipe.classifier_from)
 
 
 def _keeps_finder(recipe: Recipe) -> bool:
@@ -396,20 +283,18 @@ def _finder_start(recipe: Recipe) -> str:
     return str(recipe.finder_from) if recipe.finder_from else recipe.finder_model
 
 
-def _finder_lr(recipe: Recipe) -> float:
-    # A continued finder is past the fast early learning: a third of the rate, no more.
-    return recipe.finder_lr / 3 if recipe.finder_from else recipe.finder_lr
+def _continued_rate(lr: float, start_from: Path | None) -> float:
+    # A continued model is past the fast early learning: a third of the rate, no more.
+    return lr / 3 if start_from else lr
 
 
 def export(recipe: Recipe, finder_checkpoint: Path, hours: float, log) -> dict:
     """Stage 5: both models to ONNX in ``recipe.models_dir``, the checkpoints to continue from
     in its ``checkpoints``, and ``training.json``; ``hours``: the run's, every start counted."""
-    from cribcam.training.classifier import export_classifier
-    from cribcam.training.finder import export_finder, strip_checkpoint
+    from cribcam.training.finder import strip_checkpoint
 
     models = recipe.models_dir
-    export_finder(finder_checkpoint, models / FINDER_FILE, recipe.finder_imgsz)
-    export_classifier(recipe.classifier_checkpoint, models / CLASSIFIER_FILE)
+    export_models(models, finder_checkpoint, recipe.classifier_checkpoint, recipe.finder_imgsz, log)
     checkpoints = models / "checkpoints"
     strip_checkpoint(finder_checkpoint, checkpoints / "finder.pt")
     weights_only(recipe.classifier_checkpoint, checkpoints / "classifier.pt")
@@ -445,11 +330,3 @@ def _hours_in_all(record_path: Path) -> float:
         return float(record["cpu_run_hours_in_all"])
     parts = [part for part in record.values() if isinstance(part, dict) and "cpu_run_hours_in_all" in part]
     return max((float(part["cpu_run_hours_in_all"]) for part in parts), default=0.0)
-
-
-def weights_only(checkpoint: Path, out: Path) -> None:
-    import torch
-
-    out.parent.mkdir(parents=True, exist_ok=True)
-    state = torch.load(checkpoint, map_location="cpu", weights_only=False)
-    torch.save({"model": state["model"], "state": state["state"]}, out)

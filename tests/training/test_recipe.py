@@ -4,7 +4,6 @@ import json
 import subprocess
 import sys
 from dataclasses import fields, replace
-from pathlib import Path
 
 import cv2
 import pytest
@@ -16,7 +15,6 @@ from cribcam.vision import CardReader
 from cribcam.vision.models import CLASSIFIER_FILE, FINDER_FILE, MODELS_DIR
 from cribcam.vision.reading import CARDS_MISSING, NO_CARDS, Problem
 from processes import ctrl_c_from_terminal
-from waiting import wait_until
 
 
 def command_line(recipe) -> list[str]:
@@ -247,27 +245,3 @@ def test_the_run_hours_count_every_start_by_the_runs_clock(tmp_path):
     assert second() == 0.75
     second.end()
     assert json.loads(hours.read_text()) == {"hours": 0.75}
-
-
-def test_the_classifiers_process_ends_when_the_recipes_is_killed():
-    """``kill`` runs no ``finally``: the classifier's process must notice by itself."""
-    # The recipe passes its own pid, as the recipe does: a child asking for its parent's only
-    # once started could already be an orphan.
-    recipe = subprocess.Popen([sys.executable, "-c", """if True:
-        import os, subprocess, sys, time
-        code = f"from cribcam.training.recipe import end_with_parent; end_with_parent({os.getpid()}, every=0.1)"
-        child = subprocess.Popen([sys.executable, "-c", code])
-        print(child.pid, flush=True)
-        time.sleep(60)"""], stdout=subprocess.PIPE, text=True)
-    child_pid = int(recipe.stdout.readline())
-    recipe.kill()
-    recipe.wait()
-
-    def alive() -> bool:  # a zombie is gone too: it only waits to be reaped
-        try:
-            return "State:\tZ" not in Path(f"/proc/{child_pid}/status").read_text()
-        except FileNotFoundError:
-            return False
-
-    wait_until(lambda: not alive(), timeout=30, step=0.1,
-               message=f"the classifier's process {child_pid} lives on after the recipe's was killed")
