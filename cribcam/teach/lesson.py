@@ -79,6 +79,13 @@ CHUNK = 256  # crops read for their features between two progress reports
 # With this many named photos or more, whole photos are held back to check the lesson on (a
 # card's other corner, held back from a photo taught, reads too much like the one taught).
 HOLD_PHOTOS = 5
+# A held-back photo is read as it is and as a hand photo shows its cards, (scale, degrees
+# anticlockwise): turned any way, and at a half to a third of the size a photo of one card or a
+# few gives them. A lesson from single cards read its held-back singles as well as cribcam
+# untaught every way it was taught (all ties, so no lesson was ever kept), while in drawn hands
+# of the same decks it read some decks far better and others worse; read so, the held-back singles
+# tell them apart (bench/teach_singles_to_hands.py; models/HISTORY.md, "Teaching for hands").
+HAND_VIEWS = ((1.0, 0.0), (0.8, 35.0), (0.5, -20.0), (0.35, 60.0))
 # Under this many cards (or corners) held back, the check cannot tell what a lesson is worth (one
 # card read otherwise moves its share by a fifth or more): it is said so. The deck still keeps
 # the part that read them best (``_choose``).
@@ -416,16 +423,33 @@ def _choose(reader: CardReader, heads: Path, photos: Path, held: dict) -> tuple[
 
 
 def _read_photos(reader: CardReader, photos: Path, held: dict) -> tuple[float, int]:
-    """The share of the held-back photos' cards read right, each photo read with its count as
-    the photo page reads a hand; and those cards less the cards read wrong (not in the photo)."""
+    """The share of the held-back photos' cards read right, each photo read in every one of
+    ``HAND_VIEWS`` with its count, as the photo page reads a hand; and those cards less the cards
+    read wrong (not in the photo)."""
     right = wrong = shown = 0
     for name, entry in held.items():
         if not entry["cards"]:
             continue
         labelled = {c["card"] for c in entry["cards"]}
-        read = set(reader.read(cv2.imread(str(photos / name)), expected=given_count(labelled)).codes)
-        right, wrong, shown = right + len(read & labelled), wrong + len(read - labelled), shown + len(labelled)
+        image = cv2.imread(str(photos / name))
+        for scale, degrees in HAND_VIEWS:
+            read = set(reader.read(as_in_a_hand(image, scale, degrees), expected=given_count(labelled)).codes)
+            right, wrong, shown = right + len(read & labelled), wrong + len(read - labelled), shown + len(labelled)
     return round(right / shown, 4), right - wrong
+
+
+def as_in_a_hand(image: np.ndarray, scale: float, degrees: float) -> np.ndarray:
+    """``image`` turned ``degrees`` anticlockwise about its middle and shrunk to ``scale``, in a
+    frame of its own size filled with the colour of its edge (the table's, mostly)."""
+    if scale == 1.0 and degrees == 0.0:
+        return image
+    height, width = image.shape[:2]
+    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)  # as a camera sees it
+    turn = cv2.getRotationMatrix2D((small.shape[1] / 2, small.shape[0] / 2), degrees, 1.0)
+    turn[:, 2] += ((width - small.shape[1]) / 2, (height - small.shape[0]) / 2)
+    edge = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])
+    return cv2.warpAffine(small, turn, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                          borderValue=[float(v) for v in np.median(edge, axis=0)])
 
 
 def _read_corners(classifiers: dict, photos: Path, boxes: list[tuple[str, list, str]]) -> dict:
@@ -462,6 +486,7 @@ def _checks(bundled: IndexClassifier, heads: Path, held: dict, kept: str, on_hel
                                        for entry in held.values()),
                           "held_back": "photos" if photos else "corners",
                           "photos": sum(bool(entry["cards"]) for entry in held.values()),
+                          "views": len(HAND_VIEWS) if photos else 1,
                           "default": on_held["neither"], "taught": on_held[kept], "parts": on_held}
     readers = {"default": bundled, "taught": DeckClassifier(heads, bundled)}
     crops = rehearsal_crops(known_held.patches)
@@ -507,12 +532,18 @@ def check_sentences(checks: dict, kept: str = "ranks and suits") -> list[str]:
     lines = []
     deck = checks.get("deck")
     if deck:
-        cards = deck["crops"]
+        cards, views = deck["crops"], deck.get("views", 1)  # decks taught before views were read once
         photos = deck.get("held_back") == "photos"
         what = f"{counted(cards, 'card')} in {counted(deck['photos'], 'photo')}" if photos else \
             counted(cards, "card corner")
-        checked = (f"checked on {what} held back from the lesson: your deck now reads "
-                   f"{round(deck['taught'] * cards)} right, cribcam untaught {round(deck['default'] * cards)}")
+        readings = cards * views
+        taught, untaught = round(deck["taught"] * readings), round(deck["default"] * readings)
+        checked = f"checked on {what} held back from the lesson"
+        if views > 1:
+            checked += (f", each read as it is and {views - 1} ways a hand shows it (turned, smaller): your deck "
+                        f"now reads {taught} of {readings} readings right, cribcam untaught {untaught}")
+        else:
+            checked += f": your deck now reads {taught} right, cribcam untaught {untaught}"
         if cards < FEW_CHECKED:
             checked += ("; too few to tell what the lesson is worth: more photos, or more cards in each, "
                         "check it better" if photos else

@@ -237,6 +237,9 @@ def test_the_time_left_is_told_from_the_pace_of_the_work_done_not_of_the_prepari
      "too few to tell what the lesson is worth: more photos, or more cards in each, check it better"),
     ({"crops": 12, "held_back": "photos", "photos": 2, "taught": 0.75, "default": 0.5},
      "checked on 12 cards in 2 photos held back from the lesson: your deck now reads 9 right, cribcam untaught 6"),
+    ({"crops": 6, "held_back": "photos", "photos": 6, "views": 4, "taught": 0.9167, "default": 0.75},
+     "checked on 6 cards in 6 photos held back from the lesson, each read as it is and 3 ways a hand shows it "
+     "(turned, smaller): your deck now reads 22 of 24 readings right, cribcam untaught 18"),
 ])
 def test_the_check_on_what_was_held_back_is_said_with_its_numbers_and_when_too_few_to_tell(deck, said):
     checks = {"deck": deck, "training_designs": {"crops": 530, "taught": 0.91, "default": 0.91}}
