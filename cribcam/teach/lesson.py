@@ -87,8 +87,10 @@ HOLD_PHOTOS = 5
 # tell them apart (bench/teach_singles_to_hands.py; models/HISTORY.md, "Teaching for hands").
 HAND_VIEWS = ((1.0, 0.0), (0.8, 35.0), (0.5, -20.0), (0.35, 60.0))
 # Under this many cards (or corners) held back, the check cannot tell what a lesson is worth (one
-# card read otherwise moves its share by a fifth or more): it is said so. The deck still keeps
-# the part that read them best (``_choose``).
+# card read otherwise moves its share by a fifth or more): it is said so, and the deck keeps none
+# of the lesson's heads, only the letters it learnt. Keeping the part that read those few best
+# read drawn hands worse than untaught on 4 of 5 lettered decks taught from 2 cards a suit, and on
+# 2 of 5 from 1 (bench/teach_singles_to_hands.py --per-suit; models/HISTORY.md, "Teaching for hands").
 FEW_CHECKED = 5
 # The parts of a lesson a deck may keep (``_choose``), by the taught heads they keep; on a tie the
 # earlier, with fewer taught, is kept: a lesson must earn its place.
@@ -398,28 +400,44 @@ def _choose(reader: CardReader, heads: Path, photos: Path, held: dict) -> tuple[
 
     Photos held back are read as the photo page reads them (``_read_photos``): the cards they
     show read right, less the cards read that they do not show. Corners held back (too few
-    photos to hold one back) are read as index crops (``_read_corners``). Returns what was kept
-    and each part's share of the held-back cards (or corners) read right; everything is kept,
-    with no figures, when nothing was held back."""
+    photos to hold one back) are read as index crops (``_read_corners``). Under ``FEW_CHECKED``
+    checked, none is kept. Returns what was kept and each part's share of the held-back cards
+    (or corners) read right; no figures when nothing was held back."""
     boxes = [(image, c["box"], c["card"]) for image, entry in held.items() for c in entry["cards"]]
     if not boxes:
-        return "ranks and suits", {}
-    with np.load(heads) as saved:
-        taught = dict(saved)
-    variants = {}
-    for part, kept in PARTS.items():
-        variants[part] = heads.with_name(f"{part.replace(' ', '-')}.npz")
-        np.savez(variants[part], **_keeping(taught, kept))
+        _keep(heads, "neither")
+        return "neither", {}
+    variants = {part: heads.with_name(f"{part.replace(' ', '-')}.npz") for part in PARTS}
+    for part, variant in variants.items():
+        _keep(heads, part, variant)
     if len(held) >= HOLD_PHOTOS:
         read = {part: _read_photos(reader.with_deck(variant), photos, held) for part, variant in variants.items()}
     else:
         read = _read_corners({part: DeckClassifier(variant, reader.classifier) for part, variant in variants.items()},
                              photos, boxes)
     best = max(PARTS, key=lambda part: read[part][1])  # the first of the best: fewer taught on a tie
+    if _checked(held) < FEW_CHECKED:
+        best = "neither"  # too few to tell: the lesson has not earned its place
     variants[best].replace(heads)
     for variant in variants.values():
         variant.unlink(missing_ok=True)
     return best, {part: share for part, (share, _) in read.items()}
+
+
+def _checked(held: dict) -> int:
+    """How many cards the held-back photos show (or, with too few photos to hold one back, how
+    many corners are held back)."""
+    if len(held) >= HOLD_PHOTOS:
+        return sum(len({c["card"] for c in entry["cards"]}) for entry in held.values())
+    return sum(len(entry["cards"]) for entry in held.values())
+
+
+def _keep(heads: Path, part: str, out: Path | None = None) -> None:
+    """Writes ``heads`` (to ``out``, or over itself) with the corrections of the heads ``part``
+    does not keep (``PARTS``) set to nothing."""
+    with np.load(heads) as saved:
+        taught = dict(saved)
+    np.savez(out or heads, **_keeping(taught, PARTS[part]))
 
 
 def _read_photos(reader: CardReader, photos: Path, held: dict) -> tuple[float, int]:
@@ -482,8 +500,7 @@ def _checks(bundled: IndexClassifier, heads: Path, held: dict, kept: str, on_hel
     checks = {}
     if on_held:
         photos = len(held) >= HOLD_PHOTOS  # whole photos held back: their cards; else corners
-        checks["deck"] = {"crops": sum(len({c["card"] for c in entry["cards"]}) if photos else len(entry["cards"])
-                                       for entry in held.values()),
+        checks["deck"] = {"crops": _checked(held),
                           "held_back": "photos" if photos else "corners",
                           "photos": sum(bool(entry["cards"]) for entry in held.values()),
                           "views": len(HAND_VIEWS) if photos else 1,
@@ -550,10 +567,9 @@ def check_sentences(checks: dict, kept: str = "ranks and suits") -> list[str]:
                         f"; too few to tell what the lesson is worth: teach from {HOLD_PHOTOS} photos or more "
                         f"to check it on whole photos held back")
         lines.append(checked)
-        lines.append(KEPT_SAID[kept])
+        lines.append(TOO_FEW_SAID if cards < FEW_CHECKED and kept == "neither" else KEPT_SAID[kept])
     else:
-        lines.append("no corner was held back to measure on (no card showed two corners): "
-                     "try the deck with cribcam read --deck")
+        lines.append(f"no corner was held back to measure on (no card showed two corners); {TOO_FEW_SAID}")
     known = checks["training_designs"]
     if known["taught"] < known["default"] - FORGOT:
         lines.append(f"warning: the taught deck reads the decks cribcam was trained on worse than the default "
@@ -565,6 +581,9 @@ def check_sentences(checks: dict, kept: str = "ranks and suits") -> list[str]:
     return lines
 
 
+# What a deck keeps of a lesson checked on too few cards to tell what it is worth (``_choose``).
+TOO_FEW_SAID = ("so the deck keeps only the letters it learnt, and otherwise reads as cribcam does untaught; "
+                "teach it again from more photos to let it keep more")
 # What a deck kept of its lesson (``_choose``), in the player's words.
 KEPT_SAID = {
     "ranks and suits": "it keeps what it learnt of both ranks and suits",

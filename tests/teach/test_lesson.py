@@ -271,3 +271,27 @@ def test_a_corner_is_held_back_whenever_a_card_shows_two():
         assert [c["card"] for c in held["a.jpg"]["cards"]] == ["8D"], seed
         assert [c["card"] for c in taught["a.jpg"]["cards"]] == ["8D"]  # its other corner is taught
         assert taught["b.jpg"] == labels["b.jpg"] and not held["b.jpg"]["cards"]
+
+
+def test_a_lesson_checked_on_too_few_cards_keeps_none_of_its_heads(taught, shipped_models, tmp_path):
+    """Two corners held back cannot tell what a lesson is worth, however they read: the deck
+    keeps only its letters, and the player is told so."""
+    import json
+    import shutil
+
+    from cribcam.vision import CardReader
+
+    folder = taught.deck.folder
+    labels = json.loads((folder / "labels.json").read_text())
+    image = next(name for name, entry in labels.items() if len(entry["cards"]) >= 2)
+    held = {name: {"cards": labels[name]["cards"][:2] if name == image else []} for name in labels}
+    heads = shutil.copy(folder / "heads.npz", tmp_path / "heads.npz")
+    with np.load(heads) as before:
+        assert np.abs(before["rank_weights"]).sum() > 0  # the lesson as taught corrects the ranks
+    kept, _ = lesson._choose(CardReader(shipped_models), heads, folder / "photos", held)
+    assert kept == "neither"
+    with np.load(heads) as after:
+        assert not after["rank_weights"].any() and not after["suit_weights"].any()
+    checks = {"deck": {"crops": 2, "held_back": "corners", "photos": 1, "taught": 1.0, "default": 1.0},
+              "training_designs": {"crops": 530, "taught": 0.91, "default": 0.91}}
+    assert lesson.check_sentences(checks, kept)[1] == lesson.TOO_FEW_SAID
