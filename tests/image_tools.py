@@ -1,5 +1,6 @@
 """Image bytes for the tests of image loading, the API and the pages: encoded test images,
-an EXIF orientation, a "PNG bomb"; and a card drawn with its pips, for the pip count."""
+an EXIF orientation, a "PNG bomb"; a card drawn with its pips, for the pip count; and a card
+of a deck design as a dim, blurred webcam takes it, for the face reading."""
 
 from __future__ import annotations
 
@@ -84,3 +85,21 @@ def drawn_card(pips, angle: float = 0.0, radius=12):
         cv2.ellipse(image, tuple(int(round(c)) for c in middle), (8, 16), angle, 0, 360, (20, 20, 200), 3)  # its rank
         boxes.append((*corners.min(axis=0), *corners.max(axis=0)))
     return image, boxes
+
+
+def blurred_card(design, code: str, card_px: float = 130.0, sigma: float = 3.5):
+    """One card of a deck ``design`` (``datagen.card_art.Deck``) alone on a table, ``card_px``
+    wide, as a dim webcam out of focus takes it: half as bright, blurred by ``sigma`` pixels, so
+    its index corners are a blur and its pips still plain (bench/dim_webcam_singles.py)."""
+    from cribcam.datagen.assets import make_assets
+    from cribcam.datagen.camera import look_at
+    from cribcam.datagen.layouts import Item, Layout
+    from cribcam.datagen.scenes import compose
+
+    assets = make_assets([design], 3, n_surfaces=1)
+    deck = assets.decks[0]
+    layout = Layout("single", [Item("card", 0.0, 0.0, 20.0, code)], aspect=deck.height / deck.width)
+    camera = look_at((0.0, 0.0), card_px, tilt=10.0, azimuth=0.0, roll=0.0, size=640)
+    sharp = compose(np.random.default_rng(1), layout, camera, deck, assets, {"name": "plain"},
+                    photographic=False).image
+    return (cv2.GaussianBlur(sharp, (0, 0), sigma) * 0.5).astype(np.uint8), sharp

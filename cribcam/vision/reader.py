@@ -19,6 +19,7 @@ from cribcam.vision.corners import card_faces, cards_from_corners
 from cribcam.vision.detections import NUM_CLASSES, Detections, box_iou, holds, suppress
 from cribcam.vision.finder import IndexFinder
 from cribcam.vision.models import ModelMissingError, model_files, rank_reader_file
+from cribcam.vision.pips import read_face
 from cribcam.vision.rank_reader import RankReader, with_rank_opinion
 from cribcam.vision.reading import (
     CARD_UNREADABLE,
@@ -28,6 +29,7 @@ from cribcam.vision.reading import (
     IMAGE_UNREADABLE,
     NO_CARDS,
     PARTLY_IN_PHOTO,
+    READ_BY_FACE,
     STARTER_UNKNOWN,
     Problem,
     Reading,
@@ -295,6 +297,12 @@ class CardReader:
         problems += [_unreadable(box, width, height) for box in marks]
         guesses = [card for card in cards if card.guessed]  # questions for the player, not cards
         cards = [card for card in cards if not card.guessed]
+        by_face = _by_face(image, cards, expected)
+        if by_face is not None:  # the face's card stands for the guesses and the marks
+            cards, guesses, marks = [by_face], [], np.zeros((0, 4))
+            problems = [problem for problem in problems if problem.code != CARD_UNREADABLE]
+            problems.append(Problem(READ_BY_FACE, f"the {by_face.card} was read from its pips alone, its corners "
+                                                  f"could not be read: check it, or tap it to fix it"))
         cards, cut_off = _cut_off(cards, width, height)
         problems += [Problem(PARTLY_IN_PHOTO, f"the {seen.card} {_where(seen.boxes[0], width, height)} is only "
                                               f"partly in the photo: check that it is one of the cards, "
@@ -303,6 +311,20 @@ class CardReader:
         problems += _count_problems(cards, expected, guess, starter, guesses)
         return Reading(tuple(cards), guess, tuple(dict.fromkeys(problems)), width, height,
                        tuple(tuple(map(float, b)) for b in marks), tuple(guesses))
+
+
+def _by_face(image: np.ndarray, cards: list[SeenCard], expected: int | None) -> SeenCard | None:
+    """The card of a photo of one card read by its face (``pips.read_face``), where no corner
+    was read or the one card read is unsure, and the face says another card; None otherwise.
+    It never stands for a sure corner, and is itself unsure (its confidence 0): the player is
+    asked. Only a photo of one card is looked at so: in a hand the largest card-shaped region
+    is one card of several, most of its face hidden."""
+    if expected not in (None, 1) or len(cards) > 1 or any(not card.unsure for card in cards):
+        return None
+    face = read_face(image)
+    if face is None or (cards and cards[0].card == face[0]):
+        return None
+    return SeenCard(face[0], 0.0, (face[1],), unsure=True)
 
 
 def _as_bgr(image: np.ndarray) -> np.ndarray:

@@ -1,11 +1,12 @@
-"""Counting a card's pips: drawn cards at any angle, and a rendered held-out design's 6s and 9s."""
+"""Counting a card's pips: drawn cards at any angle, and a rendered held-out design's 6s and 9s;
+reading a blurred card by its face."""
 
 import cv2
 import numpy as np
 import pytest
 
-from cribcam.vision.pips import count_pips
-from image_tools import NINE, SIX, drawn_card
+from cribcam.vision.pips import count_pips, read_face
+from image_tools import NINE, SIX, blurred_card, drawn_card
 
 
 @pytest.mark.parametrize("angle", [0, 10, -15, 90, 180, 265])
@@ -53,3 +54,28 @@ def test_a_held_out_designs_sixes_and_nines_are_counted_as_printed(heldout_decks
         for code in codes:
             boxes = [label.box for label in scene.labels if label.code == code]
             assert count_pips(scene.image, boxes) == int(code[0]), (design.name, code)
+
+
+def _design(heldout_decks, name: str):
+    return next(deck for deck in heldout_decks if deck.name == name)
+
+
+@pytest.mark.parametrize("code", ["8D", "5D", "TS", "7H"])
+def test_a_blurred_cards_face_is_read_by_its_pips_and_their_shape(heldout_decks, code):
+    image, _ = blurred_card(_design(heldout_decks, "gnome-bellot"), code)
+    card, box = read_face(image)
+    assert card == code
+    x1, y1, x2, y2 = box  # the card's box, about the middle of the photo where it lies
+    assert x1 < 320 < x2 and y1 < 320 < y2
+
+
+@pytest.mark.parametrize("code", ["AS", "AH", "JH", "QS", "KD"])
+def test_an_ace_or_a_court_cards_face_says_nothing(heldout_decks, code):
+    image, _ = blurred_card(_design(heldout_decks, "gnome-bellot"), code)
+    assert read_face(image) is None
+
+
+def test_no_card_no_face():
+    assert read_face(np.full((480, 640, 3), 40, np.uint8)) is None
+    image, _ = drawn_card(SIX)
+    assert read_face(image[:200]) is None  # a card cut off by the photo's edge

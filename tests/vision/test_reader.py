@@ -12,9 +12,11 @@ from cribcam.vision.reading import (
     IMAGE_UNREADABLE,
     NO_CARDS,
     PARTLY_IN_PHOTO,
+    READ_BY_FACE,
     STARTER_UNKNOWN,
     Problem,
 )
+from image_tools import blurred_card
 
 NO_CARDS_FOUND = Problem(NO_CARDS, "no cards found: lay the cards face up with their corners in view")
 
@@ -159,3 +161,30 @@ def test_a_mark_on_the_face_of_a_card_read_is_its_art_not_a_card():
     # A card read from one corner has no face to tell: the same boxes are marks.
     one_corner = SeenCard("JS", 0.95, ((100, 100, 130, 150),))
     assert len(_marks(weak, [one_corner])) == 3
+
+
+def _bellot(heldout_decks):
+    return next(deck for deck in heldout_decks if deck.name == "gnome-bellot")
+
+
+def test_a_card_whose_corners_blur_away_is_read_by_its_face_and_asked(reader, heldout_decks):
+    image, _ = blurred_card(_bellot(heldout_decks), "8D")
+    reading = reader.read(image, expected=1)
+    assert reading.codes == ["8D"]
+    assert reading.cards[0].unsure and reading.warns
+    assert [p.code for p in reading.problems] == [READ_BY_FACE]
+    assert "8D" in reading.problems[0].message
+
+
+def test_the_face_never_overrides_a_sure_corner(reader, heldout_decks, monkeypatch):
+    _, sharp = blurred_card(_bellot(heldout_decks), "7H")
+    monkeypatch.setattr("cribcam.vision.reader.read_face", lambda image: ("2C", (0.0, 0.0, 10.0, 10.0)))
+    reading = reader.read(sharp, expected=1)
+    assert reading.codes == ["7H"] and not reading.cards[0].unsure
+    assert READ_BY_FACE not in [p.code for p in reading.problems]
+
+
+def test_the_face_is_not_read_in_a_photo_of_a_hand(reader, heldout_decks, monkeypatch):
+    image, _ = blurred_card(_bellot(heldout_decks), "8D")
+    monkeypatch.setattr("cribcam.vision.reader.read_face", lambda image: pytest.fail("a hand's face read"))
+    assert READ_BY_FACE not in [p.code for p in reader.read(image, expected=5).problems]
