@@ -117,9 +117,9 @@ def main() -> None:
         if any(p.code == "read_by_face" for p in reading.problems):
             face_decided[said] += 1
         if code[0] in "23456789T":
-            by_face = read_face(image)
+            by_face = read_face(image, reader.classifier)
             face["not counted" if by_face is None else "right" if by_face[0] == code else "wrong"] += 1
-        elif read_face(image) is not None:
+        elif read_face(image, reader.classifier) is not None:
             face["ace or court counted"] += 1
     cards = sum(tally.values())
     figures = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "seed": args.seed, "split": args.split, "cards": cards,

@@ -297,7 +297,7 @@ class CardReader:
         problems += [_unreadable(box, width, height) for box in marks]
         guesses = [card for card in cards if card.guessed]  # questions for the player, not cards
         cards = [card for card in cards if not card.guessed]
-        by_face = _by_face(image, cards, expected)
+        by_face = _by_face(image, cards, expected, self.classifier)
         if by_face is not None:  # the face's card stands for the guesses and the marks
             cards, guesses, marks = [by_face], [], np.zeros((0, 4))
             problems = [problem for problem in problems if problem.code != CARD_UNREADABLE]
@@ -313,15 +313,16 @@ class CardReader:
                        tuple(tuple(map(float, b)) for b in marks), tuple(guesses))
 
 
-def _by_face(image: np.ndarray, cards: list[SeenCard], expected: int | None) -> SeenCard | None:
-    """The card of a photo of one card read by its face (``pips.read_face``), where no corner
-    was read or the one card read is unsure, and the face says another card; None otherwise.
-    It never stands for a sure corner, and is itself unsure (its confidence 0): the player is
-    asked. Only a photo of one card is looked at so: in a hand the largest card-shaped region
-    is one card of several, most of its face hidden."""
+def _by_face(image: np.ndarray, cards: list[SeenCard], expected: int | None, classifier) -> SeenCard | None:
+    """The card of a photo of one card read by its face (``pips.read_face``, the suit by
+    ``classifier``'s answer on its pips), where no corner was read or the one card read is
+    unsure, and the face says another card; None otherwise. It never stands for a sure corner,
+    and is itself unsure (its confidence 0): the player is asked. Only a photo of one card is
+    looked at so: in a hand the largest card-shaped region is one card of several, most of its
+    face hidden."""
     if expected not in (None, 1) or len(cards) > 1 or any(not card.unsure for card in cards):
         return None
-    face = read_face(image)
+    face = read_face(image, classifier)
     if face is None or (cards and cards[0].card == face[0]):
         return None
     return SeenCard(face[0], 0.0, (face[1],), unsure=True)

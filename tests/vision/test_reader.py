@@ -178,7 +178,7 @@ def test_a_card_whose_corners_blur_away_is_read_by_its_face_and_asked(reader, he
 
 def test_the_face_never_overrides_a_sure_corner(reader, heldout_decks, monkeypatch):
     _, sharp = blurred_card(_bellot(heldout_decks), "7H")
-    monkeypatch.setattr("cribcam.vision.reader.read_face", lambda image: ("2C", (0.0, 0.0, 10.0, 10.0)))
+    monkeypatch.setattr("cribcam.vision.reader.read_face", lambda image, classifier: ("2C", (0.0, 0.0, 10.0, 10.0)))
     reading = reader.read(sharp, expected=1)
     assert reading.codes == ["7H"] and not reading.cards[0].unsure
     assert READ_BY_FACE not in [p.code for p in reading.problems]
@@ -186,5 +186,5 @@ def test_the_face_never_overrides_a_sure_corner(reader, heldout_decks, monkeypat
 
 def test_the_face_is_not_read_in_a_photo_of_a_hand(reader, heldout_decks, monkeypatch):
     image, _ = blurred_card(_bellot(heldout_decks), "8D")
-    monkeypatch.setattr("cribcam.vision.reader.read_face", lambda image: pytest.fail("a hand's face read"))
+    monkeypatch.setattr("cribcam.vision.reader.read_face", lambda image, classifier: pytest.fail("a hand's face read"))
     assert READ_BY_FACE not in [p.code for p in reader.read(image, expected=5).problems]
