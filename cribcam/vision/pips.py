@@ -23,10 +23,10 @@ and 9s of each suit, laid at the play clips' two table sizes, with the index cor
 A photo of one card held up to a dim, blurred webcam has its corners a few blurred pixels and its
 pips large and plain. ``read_face`` finds the card's outline itself (no corner need be read),
 counts what lies darker than its paper inside its index columns, in blobs of one size, and tells
-the suit by their colour and shape. Measured with ``bench/dim_webcam_singles.py`` on the 144 pip
-cards of the held-out designs drawn so: 84 right, 52 not counted, 8 wrong (6 a club taken for a
-spade or the other way), and one of 64 aces and court cards counted (an ace of clubs printed in a
-ring); the reader asks about every card it reads so (``reader._by_face``).
+the suit by their colour and the index classifier's answer on them (or their shape, without it).
+Measured with ``bench/dim_webcam_singles.py`` on the 144 pip cards of the held-out designs drawn
+so: 90 right, 52 not counted, 2 wrong, and one of 64 aces and court cards counted (an ace of clubs
+printed in a ring); the reader asks about every card it reads so (``reader._by_face``).
 
 """
 
