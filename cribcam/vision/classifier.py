@@ -35,14 +35,27 @@ KEEP_NONE = 0.05
 # the four readings averaged: a card lying at 25 to 45 degrees puts its index in the crop at a
 # slant training saw less of. Chosen on the choosing sets with the count given (mean exact hand
 # 0.796 -> 0.803; models/HISTORY.md, "Tilted looks, a farther look, and run 10"), never on the
-# validation photos. The bundled model's reading only: a taught deck's heads, fitted on crops as
-# they are and turned half round, gained nothing from tilted crops on their held-out scenes.
+# validation photos. A taught deck reads so too: one that keeps none of its lesson's heads then
+# reads as the bundled model does, never worse (models/HISTORY.md, "Teaching for hands").
 TILTED_BELOW = 0.4
 TILTS = (30, -30, 90)  # degrees anticlockwise
 # ... unless the model is this sure the crop holds no index: the pips and court art the finder
 # boxes too. Skipping them re-reads a quarter fewer boxes and left every choosing-set figure as
 # it was (models/HISTORY.md, "Run 11").
 TILTED_UNLESS_NONE = 0.8
+
+
+def read_tilted_too(read_crops, crops: np.ndarray) -> np.ndarray:
+    """``read_crops(crops)``, with the crops it is unsure of (``TILTED_BELOW``, not sure to hold
+    no index: ``TILTED_UNLESS_NONE``) read again at each of ``TILTS`` and the readings averaged."""
+    probabilities = read_crops(crops)
+    unsure = np.flatnonzero((probabilities[:, :52].max(axis=1) < TILTED_BELOW)
+                            & (probabilities[:, 52] < TILTED_UNLESS_NONE))
+    if len(unsure):
+        looks = read_crops(np.concatenate([tilted(crops[unsure], angle) for angle in TILTS]))
+        probabilities[unsure] += looks.reshape(len(TILTS), len(unsure), -1).sum(axis=0)
+        probabilities[unsure] /= 1 + len(TILTS)
+    return probabilities
 
 
 class IndexClassifier:
@@ -64,7 +77,7 @@ class IndexClassifier:
 
     def __call__(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """(n, 53) probabilities for the (n, 4) ``boxes`` of a BGR image: 52 cards, then none."""
-        return self.read_tilted_too(self.crops(image, boxes))
+        return read_tilted_too(self.read_crops, self.crops(image, boxes))
 
     def crops(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """The (n, size, size, 3) BGR crops this classifier reads for ``boxes``."""
@@ -75,19 +88,6 @@ class IndexClassifier:
     def has_features(self) -> bool:
         """Whether this model answers its features too (exported since teaching needs them)."""
         return FEATURES_OUTPUT in [output.name for output in self.session.get_outputs()]
-
-    def read_tilted_too(self, crops: np.ndarray) -> np.ndarray:
-        """``read_crops(crops)``, with the crops it is unsure of (``TILTED_BELOW``, not sure to
-        hold no index: ``TILTED_UNLESS_NONE``) read again at each of ``TILTS`` and the readings
-        averaged."""
-        probabilities = self.read_crops(crops)
-        unsure = np.flatnonzero((probabilities[:, :52].max(axis=1) < TILTED_BELOW)
-                                & (probabilities[:, 52] < TILTED_UNLESS_NONE))
-        if len(unsure):
-            looks = self.read_crops(np.concatenate([tilted(crops[unsure], angle) for angle in TILTS]))
-            probabilities[unsure] += looks.reshape(len(TILTS), len(unsure), -1).sum(axis=0)
-            probabilities[unsure] /= 1 + len(TILTS)
-        return probabilities
 
     def read_crops(self, crops: np.ndarray) -> np.ndarray:
         """(n, 53) probabilities for the crops that ``crops`` cut.
@@ -225,7 +225,7 @@ class DeckClassifier:
 
     def __call__(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """(n, 53) probabilities for the (n, 4) ``boxes`` of a BGR image: 52 cards, then none."""
-        return self.read_crops(self.bundled.crops(image, boxes))  # not tilted: see TILTED_BELOW
+        return read_tilted_too(self.read_crops, self.bundled.crops(image, boxes))
 
     def read_crops(self, crops: np.ndarray) -> np.ndarray:
         """(n, 53) probabilities for the crops, read with the deck's heads; the bundled
