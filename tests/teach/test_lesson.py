@@ -288,10 +288,31 @@ def test_a_lesson_checked_on_too_few_cards_keeps_none_of_its_heads(taught, shipp
     heads = shutil.copy(folder / "heads.npz", tmp_path / "heads.npz")
     with np.load(heads) as before:
         assert np.abs(before["rank_weights"]).sum() > 0  # the lesson as taught corrects the ranks
-    kept, _ = lesson._choose(CardReader(shipped_models), heads, folder / "photos", held)
+    kept, _ = lesson._choose(CardReader(shipped_models), heads, folder / "photos", held, set(CARD_CODES))
     assert kept == "neither"
     with np.load(heads) as after:
         assert not after["rank_weights"].any() and not after["suit_weights"].any()
     checks = {"deck": {"crops": 2, "held_back": "corners", "photos": 1, "taught": 1.0, "default": 1.0},
               "training_designs": {"crops": 530, "taught": 0.91, "default": 0.91}}
     assert lesson.check_sentences(checks, kept)[1] == lesson.TOO_FEW_SAID
+
+
+def test_a_suit_head_is_kept_only_from_a_lesson_that_showed_every_suit(taught, shipped_models, tmp_path):
+    """The deck taught from all four suits keeps its suit head; the same lesson, had it shown
+    hearts and clubs only, may keep its rank head at most."""
+    import json
+    import shutil
+
+    from cribcam.teach.lesson import _hold_back
+    from cribcam.vision import CardReader
+
+    folder = taught.deck.folder
+    assert "suit" in lesson.PARTS[taught.deck.record["kept"]]  # what the four suits earned
+    labels = json.loads((folder / "labels.json").read_text())
+    _, held = _hold_back(labels, QUICK.held_back, QUICK.seed)
+    heads = shutil.copy(folder / "heads.npz", tmp_path / "heads.npz")
+    kept, _ = lesson._choose(CardReader(shipped_models), heads, folder / "photos", held,
+                             {code for code in CARD_CODES if code[-1] in "HC"})
+    assert "suit" not in lesson.PARTS[kept]
+    with np.load(heads) as after:
+        assert not after["suit_weights"].any()
