@@ -17,7 +17,15 @@ import numpy as np
 import pytest
 
 from cribcam.scoring import score_hand
-from cribcam.vision.reading import CARDS_MISSING, CHECK_CARDS, GUESSED, MORE_IN_VIEW, STARTER_UNKNOWN, Problem
+from cribcam.vision.reading import (
+    CARDS_MISSING,
+    CHECK_CARDS,
+    GUESSED,
+    MORE_IN_VIEW,
+    READ_BY_FACE,
+    STARTER_UNKNOWN,
+    Problem,
+)
 from cribcam.web import create_app
 from image_tools import png_bomb, with_exif_orientation
 from waiting import in_page, wait_until
@@ -560,6 +568,17 @@ def test_a_deck_chosen_then_removed_goes_back_to_the_bundled_model(open_page, tm
     # The page resets it once /api/decks has answered.
     tab.page.wait_for_function("document.cookie === 'cribcam-deck='", timeout=10_000)
     tab.close()
+
+
+def test_a_card_read_by_its_face_is_said_until_the_player_settles_it(open_page):
+    reader = StubReader(cards=["8D"], unsure=["8D"], problems=[
+        Problem(READ_BY_FACE, "the 8D was read from its pips alone, its corners could not be read: check it, "
+                              "or tap it to fix it")])
+    page = open_page(create_app({"TESTING": True}, reader=reader)).page
+    page.set_input_files("#camera-input", str(DATA / "webcam-5-cards.jpg"))
+    expect(page.locator("#problems")).to_contain_text("The 8D was read from its pips alone")
+    change_card(page, "8D", "9D")  # the player settles it
+    expect(page.locator("#problems")).to_be_hidden()
 
 
 def test_counting_for_yourself_first_the_starter_buttons_keep_their_totals_until_the_claim(open_page):

@@ -57,6 +57,7 @@ const PROBLEM = Object.freeze({
   cardsMissing: "cards_missing",
   moreInView: "more_in_view", // which of them make the hand is a guess
   handOnlyHint: "hand_only_hint", // one card short: said once
+  readByFace: "read_by_face", // a card read from its pips: in doubt until the player checks it
 });
 const body = document.body;
 
@@ -479,14 +480,16 @@ let readingExpected = null; // how many cards its photo should hold
 // card is the starter" once one is chosen, nor "check the JS" (the note on the unsure cards
 // says that, of the cards still there and still in doubt), nor "cannot count" (the count says
 // why of the cards on the chips), nor the guesses once each is named or removed, nor "4 cards
-// read but 5 expected" once the chips hold as many as expected.
+// read but 5 expected" once the chips hold as many as expected, nor "read from its pips alone"
+// once no card is in doubt.
 function showProblems() {
   const onChips = state.hand.length + (state.starter ? 1 : 0);
   const holding = readingProblems.filter(({ code }) =>
     !(state.starter && code === PROBLEM.starterUnknown) && code !== PROBLEM.checkCards
     && code !== PROBLEM.cannotCount && !(!state.guesses.length && code === PROBLEM.guessed)
     && !(onChips === readingExpected && code === PROBLEM.cardsMissing)
-    && !((state.starter || onChips >= readingExpected) && code === PROBLEM.handOnlyHint));
+    && !((state.starter || onChips >= readingExpected) && code === PROBLEM.handOnlyHint)
+    && !(!state.unsure.size && code === PROBLEM.readByFace));
   $("problems").replaceChildren(...holding.map(({ message }) => {
     const li = document.createElement("li");
     li.textContent = capitalise(message);
