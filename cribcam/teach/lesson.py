@@ -42,7 +42,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from cribcam.scoring.cards import CARD_CODES, RANKS, SUITS
+from cribcam.scoring.cards import CARD_CODES, RANKS, SUIT_NAMES, SUITS
 from cribcam.scoring.spoken import counted
 from cribcam.teach.alphabet import (
     LetterQuestion,
@@ -549,7 +549,12 @@ def reads_better(record: dict) -> bool:
 def taught_sentences(record: dict) -> list[str]:
     """What a deck's teaching found, in words for the player: the deck's lettering, then the
     checks after teaching (``deck.json``'s record)."""
-    return [lettering(record), *check_sentences(record["checks"], record.get("kept", "ranks and suits"))]
+    lines = [lettering(record), *check_sentences(record["checks"], record.get("kept", "ranks and suits"))]
+    missing = [SUIT_NAMES[suit] for suit in SUITS if not any(card.endswith(suit) for card in record["cards"])]
+    if missing:  # so the suit head was not kept (SUIT_HEAD_NEEDS)
+        lines.append(f"it learnt nothing of its suits: it was shown no {' or '.join(missing)}; teach it a few "
+                     f"cards of every suit to read its suits better")
+    return lines
 
 
 def check_sentences(checks: dict, kept: str = "ranks and suits") -> list[str]:

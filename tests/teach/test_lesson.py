@@ -316,3 +316,16 @@ def test_a_suit_head_is_kept_only_from_a_lesson_that_showed_every_suit(taught, s
     assert "suit" not in lesson.PARTS[kept]
     with np.load(heads) as after:
         assert not after["suit_weights"].any()
+
+
+def test_a_lesson_shown_some_suits_asks_for_the_others():
+    record = {"rank_texts": dict(zip("A23456789TJQK", ("A", *"23456789", "10", "J", "Q", "K"))), "kept": "ranks",
+              "cards": ["AH", "KH", "2C"],
+              "checks": {"deck": {"crops": 6, "held_back": "photos", "photos": 6, "views": 4, "taught": 1.0,
+                                  "default": 0.75},
+                         "training_designs": {"crops": 530, "taught": 0.91, "default": 0.91}}}
+    said = lesson.taught_sentences(record)
+    assert said[-1] == ("it learnt nothing of its suits: it was shown no diamonds or spades; teach it a few cards of "
+                        "every suit to read its suits better")
+    record["cards"] += ["3D", "4S"]
+    assert not any("suits:" in line for line in lesson.taught_sentences(record))

@@ -61,8 +61,10 @@ def test_teach_a_deck_on_the_page_then_read_with_it(browser, teaching_server, la
     expect(page.locator("#train-progress")).to_be_visible()
     expect(page.locator("#try")).to_be_visible(timeout=180_000)
     expect(page.locator("#count-panel")).to_be_visible()  # a hand can be read with it here now
-    # The lettering learnt, the check on the corners held back, what the deck kept, the usual decks.
-    expect(page.locator("#train-checks li")).to_have_count(4)
+    # The lettering learnt, the check on the corners held back, what the deck kept, the usual decks,
+    # and the suits it was not shown asked for.
+    expect(page.locator("#train-checks li")).to_have_count(5)
+    expect(page.locator("#train-checks li").last).to_contain_text("It learnt nothing of its suits: it was shown no")
     expect(page.locator("#train-checks li").first).to_contain_text("Its indices read ")
     expect(page.locator("#train-checks li").nth(1)).to_contain_text("your deck now reads ")
     expect(page.locator("#train-left")).to_contain_text("Taught the deck page-deck")
