@@ -169,6 +169,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("bench-singles.json"))
     parser.add_argument("--per-suit", type=int, default=13, choices=range(1, 14), metavar="1-13",
                         help="cards of each taught suit photographed (drawn at random; default all 13)")
+    parser.add_argument("--seed-offset", type=int, default=0,
+                        help="added to each deck's seed: the same fonts in other styles, looks, singles and hands "
+                             "(a set to confirm on, apart from the one a rule was chosen on)")
     parser.add_argument("--only", nargs="+", choices=list(LETTERED), default=list(LETTERED), help="the decks to run")
     args = parser.parse_args()
     if args.model:
@@ -176,9 +179,10 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="bench-singles-"))
     env = {**os.environ, "CRIBCAM_DATA": str(work / "data")}
     results = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "loadavg_before": load(),
-               "per_suit": args.per_suit, "splits": {}}
+               "per_suit": args.per_suit, "seed_offset": args.seed_offset, "splits": {}}
     for alphabet in args.only:
         rank_font, suit_font, seed = LETTERED[alphabet]
+        seed += args.seed_offset
         try:
             result = split(alphabet, rank_font, suit_font, seed, args.hands, work, env, args.per_suit)
         except FileNotFoundError as exc:

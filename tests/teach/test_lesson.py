@@ -329,3 +329,24 @@ def test_a_lesson_shown_some_suits_asks_for_the_others():
                         "every suit to read its suits better")
     record["cards"] += ["3D", "4S"]
     assert not any("suits:" in line for line in lesson.taught_sentences(record))
+
+
+@pytest.mark.parametrize("ranks_read, every_rank, kept", [
+    (4, True, "ranks"),  # one reading worse than without: within the slack, the rank head stays
+    (3, True, "neither"),  # two worse: it goes
+    (4, False, "neither"),  # a lesson that did not show every rank: it must read better
+    (6, False, "ranks"),
+])
+def test_a_lesson_that_showed_every_rank_keeps_its_rank_head_unless_it_reads_clearly_worse(
+        taught, shipped_models, tmp_path, monkeypatch, ranks_read, every_rank, kept):
+    import shutil
+
+    from cribcam.vision import CardReader
+
+    folder = taught.deck.folder
+    held = {"a.jpg": {"cards": [{"card": code, "box": [0, 0, 10, 20]} for code in ("AH", "2H", "3H", "4H", "5H", "6H")]}}
+    monkeypatch.setattr(lesson, "_read_corners", lambda classifiers, photos, boxes: {
+        "neither": (0.8, 5), "suits": (0.8, 5), "ranks": (0.7, ranks_read), "ranks and suits": (0.7, ranks_read)})
+    shown = set(CARD_CODES) if every_rank else {code for code in CARD_CODES if code[0] != "K"}
+    heads = shutil.copy(folder / "heads.npz", tmp_path / "heads.npz")
+    assert lesson._choose(CardReader(shipped_models), heads, folder / "photos", held, shown)[0] == kept
