@@ -297,25 +297,28 @@ def test_a_lesson_checked_on_too_few_cards_keeps_none_of_its_heads(taught, shipp
     assert lesson.check_sentences(checks, kept)[1] == lesson.TOO_FEW_SAID
 
 
-def test_a_suit_head_is_kept_only_from_a_lesson_that_showed_every_suit(taught, shipped_models, tmp_path):
-    """The deck taught from all four suits keeps its suit head; the same lesson, had it shown
-    hearts and clubs only, may keep its rank head at most."""
-    import json
+@pytest.mark.parametrize("suits_read, shown_suits, kept", [
+    (7, "CDHS", "ranks and suits"),  # two readings better: kept beside the rank head
+    (6, "CDHS", "ranks"),  # one better: within chance
+    (9, "HC", "ranks"),  # a lesson shown hearts and clubs only: never kept
+])
+def test_a_suit_head_is_kept_only_from_a_lesson_that_showed_every_suit_and_read_clearly_better(
+        taught, shipped_models, tmp_path, monkeypatch, suits_read, shown_suits, kept):
     import shutil
 
-    from cribcam.teach.lesson import _hold_back
     from cribcam.vision import CardReader
 
     folder = taught.deck.folder
-    assert "suit" in lesson.PARTS[taught.deck.record["kept"]]  # what the four suits earned
-    labels = json.loads((folder / "labels.json").read_text())
-    _, held = _hold_back(labels, QUICK.held_back, QUICK.seed)
+    held = {"a.jpg": {"cards": [{"card": code, "box": [0, 0, 10, 20]} for code in ("AH", "2H", "3H", "4H", "5H", "6H")]}}
+    monkeypatch.setattr(lesson, "_read_corners", lambda classifiers, photos, boxes: {
+        "neither": (0.8, 5), "suits": (0.8, 5), "ranks": (0.8, 5), "ranks and suits": (0.9, suits_read)})
     heads = shutil.copy(folder / "heads.npz", tmp_path / "heads.npz")
-    kept, _ = lesson._choose(CardReader(shipped_models), heads, folder / "photos", held,
-                             {code for code in CARD_CODES if code[-1] in "HC"})
-    assert "suit" not in lesson.PARTS[kept]
-    with np.load(heads) as after:
-        assert not after["suit_weights"].any()
+    choice, _ = lesson._choose(CardReader(shipped_models), heads, folder / "photos", held,
+                               {code for code in CARD_CODES if code[-1] in shown_suits})
+    assert choice == kept
+    if "suit" not in lesson.PARTS[kept]:
+        with np.load(heads) as after:
+            assert not after["suit_weights"].any()
 
 
 def test_a_lesson_shown_some_suits_asks_for_the_others():
