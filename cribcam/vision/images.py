@@ -8,6 +8,12 @@ photos are decoded at a reduced scale when they are much larger than the reader 
 turned upright by their EXIF orientation, as a phone's gallery shows them.
 
 Errors are ``ImageError`` subclasses carrying the HTTP status the web API answers with.
+
+The headers are read here rather than by Pillow: Pillow is no base dependency (the base install
+decodes with OpenCV alone), and it read the size and EXIF orientation of 200 of the shared real
+photos in 124 microseconds a photo against 12 here, agreeing on every size (2026-11-28, 2-core
+AMD EPYC); and its bomb guard refuses only images of over 179 million pixels (it warns over 89
+million), where ``DEFAULT_MAX_PIXELS`` here is 50 million, so the check would stay ours anyway.
 """
 
 from __future__ import annotations
