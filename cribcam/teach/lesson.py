@@ -609,8 +609,10 @@ def check_sentences(checks: dict, kept: str = "ranks and suits") -> list[str]:
 
 
 # What a deck keeps of a lesson checked on too few cards to tell what it is worth (``_choose``).
+# A quarter of the photos is held back, and 5 cards must be: 20 photos of one card, or 8 of three.
 TOO_FEW_SAID = ("so the deck keeps only the letters it learnt, and otherwise reads as cribcam does untaught; "
-                "teach it again from more photos to let it keep more")
+                "teach it again from more photos (20 of one card each, or 8 of three cards or more) to let it "
+                "keep more")
 # What a deck kept of its lesson (``_choose``), in the player's words.
 KEPT_SAID = {
     "ranks and suits": "it keeps what it learnt of both ranks and suits",
