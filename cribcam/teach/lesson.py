@@ -443,7 +443,7 @@ def _choose(reader: CardReader, heads: Path, photos: Path, held: dict, shown: se
     else:
         ranks = score["ranks"] > score["neither"]
     best, with_suits = ("ranks", "ranks and suits") if ranks else ("neither", "suits")
-    readings = _checked(held) * len(HAND_VIEWS) if len(held) >= HOLD_PHOTOS else len(boxes)
+    readings = _checked(held) * _views(held)
     if {card[-1] for card in shown} >= SUIT_HEAD_NEEDS \
             and score[with_suits] > score[best] + SUIT_HEAD_MARGIN * readings:
         best = with_suits
@@ -461,6 +461,12 @@ def _checked(held: dict) -> int:
     if len(held) >= HOLD_PHOTOS:
         return sum(len({c["card"] for c in entry["cards"]}) for entry in held.values())
     return sum(len(entry["cards"]) for entry in held.values())
+
+
+def _views(held: dict) -> int:
+    """How many ways each card held back is read: every one of ``HAND_VIEWS`` in whole photos,
+    once as a corner."""
+    return len(HAND_VIEWS) if len(held) >= HOLD_PHOTOS else 1
 
 
 def _keep(heads: Path, part: str, out: Path | None = None) -> None:
@@ -528,7 +534,7 @@ def _checks(bundled: IndexClassifier, heads: Path, held: dict, kept: str, on_hel
         checks["deck"] = {"crops": _checked(held),
                           "held_back": "photos" if photos else "corners",
                           "photos": sum(bool(entry["cards"]) for entry in held.values()),
-                          "views": len(HAND_VIEWS) if photos else 1,
+                          "views": _views(held),
                           "default": on_held["neither"], "taught": on_held[kept], "parts": on_held}
     readers = {"default": bundled, "taught": DeckClassifier(heads, bundled)}
     crops = rehearsal_crops(known_held.patches)
