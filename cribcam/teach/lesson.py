@@ -20,9 +20,10 @@ head learns them on the suits it is shown. The steps:
 4. **Check and choose**: the taught deck as the reader reads it
    (``vision.classifier.DeckClassifier``) against the bundled model, on the index corners held
    back from teaching (a quarter of the photos, when there are ``HOLD_PHOTOS`` or more; else a
-   corner of some cards), with both heads taught, the rank head alone, the suit head alone and
-   neither: the deck keeps the one that reads them best, the bundled reading on a tie, so a
-   lesson never leaves a deck reading worse than untaught where it can tell. The rehearsal
+   corner of some cards; photos also turned and smaller, as a hand shows its cards), with both
+   heads taught, the rank head alone, the suit head alone and neither: the deck keeps a head
+   only where those cards show it earns its place (``_choose``), so a lesson never leaves a deck
+   reading worse than untaught where it can tell. The rehearsal
    crops held back say whether the other decks still read as before. Then the deck is saved in
    the user's data folder (``cribcam.vision.decks``), never over the bundled model.
 
@@ -92,8 +93,7 @@ HAND_VIEWS = ((1.0, 0.0), (0.8, 35.0), (0.5, -20.0), (0.35, 60.0))
 # read drawn hands worse than untaught on 4 of 5 lettered decks taught from 2 cards a suit, and on
 # 2 of 5 from 1 (bench/teach_singles_to_hands.py --per-suit; models/HISTORY.md, "Teaching for hands").
 FEW_CHECKED = 5
-# The parts of a lesson a deck may keep (``_choose``), by the taught heads they keep; on a tie the
-# earlier, with fewer taught, is kept: a lesson must earn its place.
+# The parts of a lesson a deck may keep (``_choose``), by the taught heads they keep.
 PARTS = {"neither": (), "suits": ("suit",), "ranks": ("rank",), "ranks and suits": ("rank", "suit")}
 # A suit head taught on some suits learns that cards are of those suits: taught from the hearts and
 # clubs of five drawn lettered decks, it read their diamonds and spades in drawn hands worse than
@@ -413,8 +413,8 @@ def _hold_back(labels: dict, share: float, seed: int) -> tuple[dict, dict]:
 
 
 def _choose(reader: CardReader, heads: Path, photos: Path, held: dict, shown: set[str]) -> tuple[str, dict]:
-    """Keeps the part of the lesson (``PARTS``) that reads what was held back best, and rewrites
-    ``heads`` with the others' corrections set to nothing (their reading the bundled one). The
+    """Keeps the part of the lesson (``PARTS``) that the cards held back show earns its place,
+    and rewrites ``heads`` with the others' corrections set to nothing (their reading the bundled one). The
     rank head is kept where it reads better, or, from a lesson that showed every rank (``shown``,
     its cards), unless it reads worse by more than ``CHECK_SLACK``; the suit head, beside it or
     alone, only from a lesson that showed every suit (``SUIT_HEAD_NEEDS``) and where it reads
