@@ -600,7 +600,12 @@ def check_sentences(checks: dict, kept: str = "ranks and suits") -> list[str]:
                         f"; too few to tell what the lesson is worth: teach from {HOLD_PHOTOS} photos or more "
                         f"to check it on whole photos held back")
         lines.append(checked)
-        lines.append(TOO_FEW_SAID if cards < FEW_CHECKED and kept == "neither" else KEPT_SAID[kept])
+        if cards < FEW_CHECKED and kept == "neither":
+            lines.append(TOO_FEW_SAID)
+        elif "rank" in PARTS[kept] and deck["taught"] < deck["default"]:  # kept within CHECK_SLACK
+            lines.append(RANKS_KEPT_WITHIN_CHANCE)
+        else:
+            lines.append(KEPT_SAID[kept])
     else:
         lines.append(f"no corner was held back to measure on (no card showed two corners); {TOO_FEW_SAID}")
     known = checks["training_designs"]
@@ -619,6 +624,10 @@ def check_sentences(checks: dict, kept: str = "ranks and suits") -> list[str]:
 TOO_FEW_SAID = ("so the deck keeps only the letters it learnt, and otherwise reads as cribcam does untaught; "
                 "teach it again from more photos (20 of one card each, or 8 of three cards or more) to let it "
                 "keep more")
+# A rank head kept though the cards held back read it a reading worse (``CHECK_SLACK``).
+RANKS_KEPT_WITHIN_CHANCE = ("it keeps what it learnt of the ranks all the same: one card more or less is "
+                            "within chance on so few, and decks taught every rank have read hands better with "
+                            "it")
 # What a deck kept of its lesson (``_choose``), in the player's words.
 KEPT_SAID = {
     "ranks and suits": "it keeps what it learnt of both ranks and suits",

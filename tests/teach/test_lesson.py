@@ -353,3 +353,13 @@ def test_a_lesson_that_showed_every_rank_keeps_its_rank_head_unless_it_reads_cle
     shown = set(CARD_CODES) if every_rank else {code for code in CARD_CODES if code[0] != "K"}
     heads = shutil.copy(folder / "heads.npz", tmp_path / "heads.npz")
     assert lesson._choose(CardReader(shipped_models), heads, folder / "photos", held, shown)[0] == kept
+
+
+def test_a_rank_head_kept_within_chance_is_said_so():
+    checks = {"deck": {"crops": 5, "held_back": "corners", "photos": 2, "taught": 0.6, "default": 0.8},
+              "training_designs": {"crops": 530, "taught": 0.91, "default": 0.91}}
+    said = lesson.check_sentences(checks, "ranks")
+    assert said[0].endswith("your deck now reads 3 right, cribcam untaught 4")
+    assert said[1] == lesson.RANKS_KEPT_WITHIN_CHANCE
+    checks["deck"]["taught"] = 1.0
+    assert lesson.check_sentences(checks, "ranks")[1] == lesson.KEPT_SAID["ranks"]
