@@ -38,6 +38,9 @@ def add_parser(subparsers) -> None:
                             "designs only, part test (default train)")
     build.add_argument("--val-fraction", type=float, default=None,
                        help="share of a train build put in val (default 0.1; a heldout build is all test)")
+    build.add_argument("--decks", nargs="+", metavar="NAME",
+                       help="only these designs of the split (names as datasets/decks.json gives them), "
+                            "e.g. to draw the held-out designs of an earlier figure")
     build.add_argument("--imgsz", type=int, default=640, help="image size in pixels (default 640)")
     build.add_argument("--force", action="store_true", help="replace a data set already in --out")
     build.set_defaults(handler=run_build)
@@ -122,9 +125,13 @@ def run_build(args) -> int:
         raise UsageError("--val-fraction splits a train build: a heldout build is all test, so leave it out")
     val_fraction = BuildSpec.val_fraction if args.val_fraction is None else args.val_fraction
     _check_fraction(val_fraction)
+    if args.decks:
+        _check_designs(args.decks, args.split)
     output_folder(args.out, "--out")
     which = "training" if args.split == "train" else "held-out"
     decks = _decks(args.split, "data build", f"the scenes show the {which} deck designs")
+    if args.decks:  # in the manifest's order, as a build of them all draws them
+        decks = [deck for deck in decks if deck.name in args.decks]
     spec = BuildSpec(args.out, args.images, args.seed, args.split, val_fraction, args.imgsz)
     workers = args.workers or default_workers()
     try:
@@ -279,6 +286,21 @@ def _check_spec(spec) -> None:
 def _clip_decks() -> list:
     """The held-out decks a clip is drawn from."""
     return _decks("heldout", "data clip", "the clip shows cards of the held-out deck designs (never seen in training)")
+
+
+def _check_designs(names: list[str], split: str) -> None:
+    """Refuse a design the split does not have, naming those it has.
+
+    Raises:
+        UsageError: a name is not a design of the split in ``datasets/decks.json``.
+    """
+    from cribcam.datagen.card_art import manifest_decks
+
+    designs = [entry["name"] for entry in manifest_decks(split)]
+    unknown = sorted(set(names) - set(designs))
+    if unknown:
+        raise UsageError(f"no {split} design named {', '.join(unknown)}: the {split} designs are "
+                         f"{', '.join(designs)}")
 
 
 def _decks(split: str, command: str, purpose: str) -> list:

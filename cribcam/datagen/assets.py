@@ -186,8 +186,7 @@ def deck_art_plan(split: str | None, cache_dir: str | Path | None = None, width:
     from cribcam.datagen import card_art as deck_art
 
     cache = Path(cache_dir) if cache_dir is not None else deck_cache_dir()
-    todo = [e for e in deck_art.load_manifest()["decks"]
-            if (split is None or e["split"] == split) and not deck_art.rendered(e, cache, width)]
+    todo = [e for e in deck_art.manifest_decks(split) if not deck_art.rendered(e, cache, width)]
     if not todo:
         return None
     missing = [("rsvg-convert", "librsvg2-bin")] if shutil.which("rsvg-convert") is None else []

@@ -1,10 +1,12 @@
-"""Playing-card art for the synthetic data: render and check Debian's SVG card decks.
+"""Playing-card art for the synthetic data: render and check SVG card decks.
 
-The decks come from Debian's ``gnome-cards-data`` (aisleriot themes) and
+Most decks come from Debian's ``gnome-cards-data`` (aisleriot themes) and
 ``kdegames-card-data-kf5`` (KDE card decks), installed as system packages
 (``.ci/install-system-packages`` installs them; this module reads their files and never
-runs apt). ``datasets/decks.json`` lists which decks are used, their train/held-out split
-and why the others are left out. The rendering is cached on disk: one PNG per rendered
+runs apt); a few newer Aisleriot designs, not in Debian 12, are kept in the data package
+(``datasets/designs/``). ``datasets/decks.json`` lists which decks are used, their split
+(train, held out, or lettered: other letters than A, J, Q, K, read only by the teaching
+benches) and why the others are left out. The rendering is cached on disk: one PNG per rendered
 card and a ``meta.json`` per deck holding the located index corners, so a second
 :func:`load_decks` only decodes PNGs, and needs no package installed.
 
@@ -51,14 +53,19 @@ __all__ = [
     "install_hint",
     "load_decks",
     "load_manifest",
+    "manifest_decks",
     "missing_packages",
     "package_licence",
     "rendered",
+    "svg_file",
 ]
 
 MANIFEST_PATH = DATASETS_DIR / "decks.json"
 # Where the card packages are installed: the manifest's paths (``usr/share/...``) are under it.
 PACKAGE_ROOT = Path("/")
+# The splits a deck may have. The data build draws the first two; lettered decks print other
+# letters than A, J, Q, K (the manifest's ``letters``) and are read only by the teaching benches.
+SPLITS = ("train", "heldout", "lettered")
 
 # Bump when the rendered PNGs change, so stale caches are rebuilt.
 RENDER_VERSION = 1
@@ -82,7 +89,8 @@ class Deck:
 
     Attributes:
         name: Deck name from the manifest, e.g. ``"kde-svg-nicu-ornamental"``.
-        split: ``"train"`` or ``"heldout"`` (designs never shown to the reader's training).
+        split: ``"train"``, ``"heldout"`` (designs never shown to the reader's training) or
+            ``"lettered"`` (other letters than A, J, Q, K; never trained on either).
         licence: Licence of the art, from the package's copyright file and the SVG metadata.
         cards: Card code -> BGRA uint8 image; all cards of a deck have the same size.
             Alpha is 0 outside the card's rounded corners.
@@ -91,6 +99,8 @@ class Deck:
             top-left and bottom-right, plus top-right and bottom-left for decks that
             print indices in all four corners.
         dark: True if the card face is dark (light print on a dark face).
+        letters: What a lettered deck prints for the ranks it letters (``{"J": "W", ...}``);
+            empty for every other deck.
     """
 
     name: str
@@ -100,6 +110,7 @@ class Deck:
     back: np.ndarray | None = field(repr=False)
     corners: dict[str, list[tuple[float, float, float, float]]] = field(repr=False)
     dark: bool = False
+    letters: dict[str, str] = field(default_factory=dict)
 
 
 class DeckArtError(RuntimeError):
@@ -129,13 +140,14 @@ def load_decks(
     width: int = 240,
     progress: bool = True,
 ) -> list[Deck]:
-    """Render (rsvg-convert, cached) and check every usable deck of the installed packages.
+    """Render (rsvg-convert, cached) and check every usable deck of the manifest.
 
     Decks whose index corners cannot be located or fail the checks are left out with
     a message on stderr, never returned with doubtful boxes.
 
     Args:
-        split: ``"train"``, ``"heldout"`` or None for all decks.
+        split: ``"train"``, ``"heldout"``, ``"lettered"``, or None for the decks the data build
+            draws (train and held out).
         cache_dir: Cache folder; default ``cribcam.settings.deck_cache_dir()``.
         width: Card width in pixels; the height follows the deck's aspect ratio.
         progress: Show a progress bar.
@@ -148,10 +160,8 @@ def load_decks(
             (the message says which package to install).
         ValueError: ``split`` is not one of the above.
     """
-    if split not in (None, "train", "heldout"):
-        raise ValueError(f"split must be 'train', 'heldout' or None, not {split!r}")
     cache = Path(cache_dir) if cache_dir is not None else deck_cache_dir()
-    entries = [e for e in load_manifest()["decks"] if split is None or e["split"] == split]
+    entries = manifest_decks(split)
     missing = missing_packages([e for e in entries if not rendered(e, cache, width)])
     if missing:
         raise DeckArtError(f"decks are not rendered yet in {cache}, and {install_hint(missing)}")
@@ -161,6 +171,18 @@ def load_decks(
         if deck is not None:
             decks.append(deck)
     return decks
+
+
+def manifest_decks(split: str | None) -> list[dict]:
+    """The manifest's decks of one split (None: train and held out, the decks the data build draws).
+
+    Raises:
+        ValueError: ``split`` is not one of ``SPLITS`` or None.
+    """
+    if split not in (None, *SPLITS):
+        raise ValueError(f"split must be one of {', '.join(SPLITS)} or None, not {split!r}")
+    wanted = (split,) if split else SPLITS[:2]
+    return [e for e in load_manifest()["decks"] if e["split"] in wanted]
 
 
 def rendered(entry: dict, cache: Path, width: int) -> bool:
@@ -211,6 +233,7 @@ def _load_deck(entry: dict, cache: Path, width: int) -> Deck | None:
         back=_read_png(back_path) if back_path.exists() else None,
         corners={code: [tuple(box) for box in boxes] for code, boxes in meta["corners"].items()},
         dark=entry["dark"],
+        letters=entry.get("letters", {}),
     )
 
 
@@ -240,7 +263,13 @@ def missing_packages(entries: list[dict]) -> list[str]:
     installs the packages first (``sudo apt-get install gnome-cards-data
     kdegames-card-data-kf5``, or ``bash .ci/install-system-packages``).
     """
-    return list(dict.fromkeys(e["package"] for e in entries if not (PACKAGE_ROOT / e["path"]).is_file()))
+    return list(dict.fromkeys(e["package"] for e in entries if e["package"] and not svg_file(e).is_file()))
+
+
+def svg_file(entry: dict) -> Path:
+    """Where a manifest deck's SVG is: in its installed package, or in the data package
+    (``package`` null: kept in ``datasets/designs/``)."""
+    return PACKAGE_ROOT / entry["path"] if entry["package"] else DATASETS_DIR / entry["path"]
 
 
 def install_hint(packages: list[str]) -> str:
@@ -297,7 +326,12 @@ def _svg_text(svg: Path) -> str:
 
 
 def deck_licence(entry: dict, package_root: Path) -> str:
-    """Licence string of a manifest deck: Debian copyright licence, plus the SVG's own if it names one."""
+    """Licence string of a manifest deck: Debian copyright licence, plus the SVG's own if it names one.
+
+    A deck kept in the data package has its licence in the manifest (from the upstream notice
+    in ``datasets/designs/*/README.md``)."""
+    if not entry["package"]:
+        return entry["licence"]
     copyright_text = (package_root / "usr/share/doc" / entry["package"] / "copyright").read_text()
     licence = package_licence(copyright_text, entry["path"].removeprefix("usr/share/"))
     svg_licence = _svg_licence(package_root / entry["path"])
@@ -351,12 +385,12 @@ def _render_deck(entry: dict, folder: Path, width: int) -> dict:
     """Render one deck's cards and back into ``folder`` and return its new meta record."""
     if shutil.which("rsvg-convert") is None:
         raise DeckArtError("rsvg-convert not found: install it with `apt-get install librsvg2-bin`")
-    svg = PACKAGE_ROOT / entry["path"]
+    svg = svg_file(entry)
     ids = {code: element_id(code, entry["style"]) for code in CARD_CODES} | {"back": BACK_ID}
     meta = {
         "render_version": RENDER_VERSION,
         "path": entry["path"],
-        "package": f"{entry['package']} {_package_version(entry['package'])}",
+        "package": f"{entry['package']} {_package_version(entry['package'])}" if entry["package"] else entry["upstream"],
         "licence": deck_licence(entry, PACKAGE_ROOT),
     }
     folder.mkdir(parents=True, exist_ok=True)

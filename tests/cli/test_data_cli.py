@@ -1,5 +1,6 @@
 """`cribcam data`: options it cannot follow, or would ignore, refused in one line before any work."""
 
+import json
 import subprocess
 import sys
 
@@ -29,6 +30,22 @@ def test_a_data_option_that_cannot_be_followed_is_refused_in_one_line(tmp_path, 
     out, err = capsys.readouterr()
     assert out == "" and words in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "out" / "c.y4m").exists()
+
+
+def test_a_build_of_a_design_the_split_lacks_names_the_designs_it_has(tmp_path, capsys, deck_designs):
+    assert main(["data", "build", "--out", str(tmp_path / "out"), "--images", "2", "--seed", "1",
+                 "--split", "heldout", "--decks", "gnome-bellot", "gnome-anglo"]) == 2
+    said = capsys.readouterr().err.splitlines()[-1]  # after the decks' progress bar
+    assert "no heldout design named gnome-anglo: the heldout designs are gnome-bellot, " in said
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_build_of_chosen_designs_draws_only_them(tmp_path, capsys, deck_designs):
+    out = tmp_path / "out"
+    assert main(["data", "build", "--out", str(out), "--images", "3", "--seed", "1", "--workers", "1",
+                 "--split", "heldout", "--decks", "aisleriot-pixelangelo"]) == 0
+    assert "from 1 heldout deck" in capsys.readouterr().out
+    assert {json.loads(p.read_text())["deck"] for p in (out / "meta").rglob("*.json")} == {"aisleriot-pixelangelo"}
 
 
 def test_a_hold_just_long_enough_is_taken(tmp_path, capsys):

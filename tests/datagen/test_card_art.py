@@ -15,12 +15,14 @@ from cribcam.datagen import card_art as deck_art
 from cribcam.datagen.card_art import (
     CARD_CODES,
     RANKS,
+    SPLITS,
     SUITS,
     DeckArtError,
     element_id,
     load_decks,
     load_manifest,
     package_licence,
+    svg_file,
 )
 
 # --- card codes and manifest ---------------------------------------------------------
@@ -47,10 +49,14 @@ def test_manifest_is_consistent():
     names = [d["name"] for d in decks]
     assert len(names) == len(set(names))
     for deck in decks:
-        assert deck["split"] in ("train", "heldout")
+        assert deck["split"] in SPLITS
         assert isinstance(deck["dark"], bool)
         assert deck["style"] in ("gnome", "kde")
         assert deck["licence"]
+        # Only a lettered deck prints other letters, and it says which.
+        assert bool(deck.get("letters")) == (deck["split"] == "lettered"), deck["name"]
+        # A deck kept here says where it comes from, and its file is here to render.
+        assert deck["package"] or (deck["upstream"] and svg_file(deck).is_file()), deck["name"]
     # A family shares its index glyphs: splitting one would leak held-out designs into training.
     splits = {}
     for deck in decks:
@@ -177,6 +183,18 @@ def test_split_filter(deck_designs):
     assert {d.name for d in heldout} == {d.name for d in deck_designs if d.split == "heldout"}
     with pytest.raises(ValueError):
         load_decks(split="test", progress=False)
+    # The data build draws train and held-out designs, never a lettered deck.
+    assert {d.split for d in deck_designs} == {"train", "heldout"}
+
+
+def test_lettered_decks_render_from_the_data_package_with_what_they_print():
+    # Kept in datasets/designs/ (not in Debian 12): rendered with no card package at all.
+    lettered = {d.name: d for d in load_decks(split="lettered", progress=False)}
+    assert lettered["aisleriot-tragy"].letters == {"J": "W", "Q": "D", "K": "K"}
+    assert lettered["aisleriot-l-and-h"].letters["A"] == "E"
+    for deck in lettered.values():
+        assert deck.split == "lettered" and deck.licence.startswith(("GPL-3+", "LGPL-3+"))
+        assert all(len(deck.corners[code]) >= 2 for code in CARD_CODES)
 
 
 # --- the installed card packages ------------------------------------------------------
