@@ -52,7 +52,8 @@ from cribcam.vision import CardReader
 from cribcam.vision.annotate import draw_reading
 from cribcam.vision.reading import Reading
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # the bench scripts beside this one
+if str(Path(__file__).resolve().parent) not in sys.path:  # imported, not run: the bench scripts beside it
+    sys.path.append(str(Path(__file__).resolve().parent))
 from dim_webcam_singles import verdict  # noqa: E402
 
 NO_CARD = "NONE"  # the folder of crops with no card index
