@@ -16,9 +16,10 @@ machine keeps ``/tmp``, and the stages would go on from an earlier run's files):
 3. trains the classifier in a second process, from the shipped weights: its crop bank cut on
    all cores (hard negatives from the finder the run continues), crops augmented by worker
    processes, steps on the GPU;
-4. trains the finder here, from the shipped checkpoint, on whole scenes at the size it reads
-   at run time (on two CPU cores only crops around the indices were affordable), in mixed
-   precision;
+4. trains the finder here, from the checkpoint the pack names (the last device run's when one
+   is committed, else the shipped one), on whole scenes at the size it reads at run time (on
+   two CPU cores only crops around the indices were affordable), the real training photos a
+   fixed share of every batch, in mixed precision;
 5. exports both to ONNX and writes the log and ``device-run.json`` (the finder's validation
    mAP50 by epoch, the classifier's steps, the data's sizes).
 
@@ -69,14 +70,15 @@ class DeviceRun:
         work: scratch folder for the data and both trainings, a new folder of it each run.
         device: "cuda" or "cpu".
         seed: seed of the data and both trainings.
-        finder_from: the finder checkpoint to continue (the shipped one, or one of an earlier
-            device run carried in the pack folder).
+        finder_from: the finder checkpoint to continue, as the pack's device call names it: the
+            last device run's (``models/checkpoints/device-finder.pt``) when committed, else
+            the shipped one.
         classifier_from: the classifier weights to continue, or None to leave the classifier
             out and give the finder every core.
         design_scenes: scenes of the training designs (a tenth are the finder's validation).
         font_scenes: scenes of font decks.
         font_decks: font decks drawn for those scenes.
-        real_repeat: times the real training photos are listed in the finder's training set.
+        real_share: the share of every batch of the finder's that is real training photos.
         finder_imgsz: the finder's training size (it is exported at ``RUN_TIME_IMGSZ``).
         finder_batch, finder_lr, finder_workers: the finder's batch, AdamW rate and data loaders.
         classifier_batch, classifier_lr, classifier_workers: the classifier's batch, peak rate and
@@ -100,10 +102,9 @@ class DeviceRun:
     design_scenes: int = 14000
     font_scenes: int = 4000
     font_decks: int = 96
-    # The real photos' share of the finder's training images: run 12 listed them 3 times, 4 % of
-    # its images (the CPU recipe's crops held about 27 %), and its finder boxed fewer of the real
-    # training photos' indices than run 4's (0.970 -> 0.956) while boxing more synthetic ones.
-    real_repeat: int = 20
+    # Between run 12's 4 % of real photos (fewer real indices boxed than run 4's finder) and run
+    # 13's 22 % (more real, fewer synthetic): models/HISTORY.md, "Real photos as a share".
+    real_share: float = 0.15
     finder_imgsz: int = RUN_TIME_IMGSZ
     finder_batch: int = 64
     finder_lr: float = 0.001
@@ -207,23 +208,26 @@ def _font_decks_in_parallel(count: int, seed: int, fonts: Path) -> list:
 
 
 def train_finder(settings: DeviceRun, places: dict[str, Path], log) -> dict:
-    """The finder, from the shipped checkpoint, on whole scenes of both kinds and the real
-    photos ``real_repeat`` times, until the deadline; each better one is copied to
-    ``out/finder.pt`` as soon as ultralytics saves it."""
+    """The finder, from ``finder_from``, on whole scenes of both kinds and the real photos,
+    these ``real_share`` of every batch, until the deadline; each better one is copied to
+    ``out/finder.pt`` (half precision, no optimizer) as soon as ultralytics saves it."""
     from cribcam.training import finder
-    from cribcam.training.finder import strip_checkpoint
+    from cribcam.training.finder import real_share_trainer, strip_checkpoint
 
     _offline_ultralytics()
     designs, work = settings.work / "designs", settings.work
     data = finder.write_finder_data(work / "finder", train=[(designs, "train", 1), (work / "fonts", "train", 1),
-                                                            (places["real"], "train", settings.real_repeat)],
+                                                            (places["real"], "train", 1)],
                                     val=[(designs, "val", 1)], size=None, seed=settings.seed)
     epochs: list[dict] = []
     final_eval = settings.minutes * 60 * FINAL_EVAL_SHARE
 
     def on_train_start(trainer) -> None:  # the data's loading took what it took: train until the deadline
         trainer.args.time = max(settings.left() - final_eval, 1.0) / 3600 + (time.time() - trainer.train_time_start) / 3600
-        log(f"finder: {len(trainer.train_loader.dataset)} training images, {trainer.args.time * 60:.1f} min to train")
+        sampler = trainer.real_share_sampler
+        log(f"finder: {len(trainer.train_loader.dataset)} training images, {len(sampler.real)} of them real photos, "
+            f"read {len(sampler)} an epoch with {settings.real_share:.0%} real in every batch; "
+            f"{trainer.args.time * 60:.1f} min to train")
 
     def on_model_save(trainer) -> None:
         strip_checkpoint(Path(trainer.best), settings.out / "finder.pt")
@@ -241,7 +245,9 @@ def train_finder(settings: DeviceRun, places: dict[str, Path], log) -> dict:
                                # loaders decode them as they go instead).
                                cache=False,
                                callbacks={"on_train_start": on_train_start, "on_model_save": on_model_save,
-                                          "on_fit_epoch_end": on_fit_epoch_end})
+                                          "on_fit_epoch_end": on_fit_epoch_end},
+                               trainer=real_share_trainer(places["real"] / "images" / "train", settings.real_share,
+                                                          settings.seed))
     strip_checkpoint(best, settings.out / "finder.pt")
     return {"epochs": epochs, "best_map50": max((e["map50"] for e in epochs), default=None)}
 
@@ -300,14 +306,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, default=DeviceRun.minutes)
     parser.add_argument("--work", type=Path, default=DeviceRun.work)
     parser.add_argument("--finder-from", type=Path, default=DeviceRun.finder_from,
-                        help="the finder checkpoint to continue (default: the shipped one)")
+                        help="the finder checkpoint to continue (default: the shipped one; the pack's call "
+                             "names the last device run's when the checkout holds it)")
     parser.add_argument("--no-classifier", action="store_true", help="train the finder alone, on every core")
-    parser.add_argument("--real-repeat", type=int, default=DeviceRun.real_repeat,
-                        help="times the real training photos are listed for the finder (default %(default)s)")
+    parser.add_argument("--real-share", type=float, default=DeviceRun.real_share,
+                        help="the share of every batch of the finder's that is real training photos, at least 0 "
+                             "and below 1 (default %(default)s)")
     parser.add_argument("--tiny", action="store_true", help="a toy size on the CPU, for the tests")
     args = parser.parse_args(argv)
+    if not 0 <= args.real_share < 1:
+        parser.error(f"--real-share {args.real_share}: give a share at least 0 and below 1")
+    if not args.finder_from.is_file():
+        parser.error(f"--finder-from {args.finder_from}: no such checkpoint")
     settings = DeviceRun(args.pack, args.out, args.minutes, args.work, finder_from=args.finder_from,
-                         real_repeat=args.real_repeat,
+                         real_share=args.real_share,
                          classifier_from=None if args.no_classifier else DeviceRun.classifier_from)
     if args.no_classifier:  # its cores go to the finder's data loaders
         settings.finder_workers = max(settings.finder_workers, (os.cpu_count() or 2) - 2)
@@ -323,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def tiny(settings: DeviceRun) -> DeviceRun:
     """Every size cut to a toy, on the CPU: the same code in a minute or two."""
-    for name, value in dict(device="cpu", design_scenes=40, finder_imgsz=96, font_scenes=8, font_decks=2, real_repeat=1,
+    for name, value in dict(device="cpu", design_scenes=40, finder_imgsz=96, font_scenes=8, font_decks=2,
                             finder_batch=8, finder_workers=0, classifier_batch=32, classifier_workers=2,
                             art_crops=200, font_bank_decks=2, font_crops=100, joker_crops=20, bank_scenes=10,
                             mined_scenes=2, mined_photos=2).items():

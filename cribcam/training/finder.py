@@ -12,9 +12,10 @@ lent GPU, ``training.device_run``). Which card an index shows is the classifier'
 
 from __future__ import annotations
 
+import math
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import cv2
@@ -150,9 +151,89 @@ def _list_images(sources: list[tuple[Path, str, int]], listing: Path) -> int:
     return len(images)
 
 
+class ShareSampler:
+    """The order in which an epoch reads the training images: ``share`` of every batch from
+    ``real`` (the real photos), the rest from ``other``.
+
+    The other images are each read once an epoch, in a new random order (the last batch topped
+    up from another), so an epoch is ``batches`` full batches however few the real photos; these
+    are drawn round after round, each round in a new random order and an epoch taking up where
+    the last left off, so each is read as often as the others. Batch ``b`` holds
+    ``floor((b + 1) * batch * share) - floor(b * batch * share)`` of them: the share to within
+    one image in every batch, and to within one over the epoch. A torch sampler (``__iter__``
+    and ``__len__``), iterated where the data loader runs.
+    """
+
+    def __init__(self, real: list[int], other: list[int], batch: int, share: float, seed: int):
+        if not 0 <= share < 1:
+            raise ValueError(f"the real photos' share must be at least 0 and below 1, not {share}")
+        if share > 0 and not real:
+            raise ValueError(f"a share of {share} of real photos, and no real photos among the training images")
+        if not other or batch < 1:
+            raise ValueError("a batch of at least one, and images other than the real photos, are needed")
+        self.real, self.other, self.batch, self.share = list(real), list(other), batch, share
+        self.batches = math.ceil(len(other) / (batch * (1 - share)))
+        rng = np.random.default_rng(seed)
+        self._rng, self._reals = rng, self._rounds(self.real, rng)
+
+    def real_in_batch(self, b: int) -> int:
+        """How many real photos batch ``b`` of an epoch holds."""
+        per_batch = self.batch * self.share
+        return math.floor((b + 1) * per_batch + 1e-9) - math.floor(b * per_batch + 1e-9)
+
+    def __len__(self) -> int:
+        return self.batches * self.batch
+
+    def __iter__(self) -> Iterator[int]:
+        others = self._rounds(self.other, self._rng)
+        for b in range(self.batches):
+            real = self.real_in_batch(b)
+            chosen = [next(self._reals) for _ in range(real)] + [next(others) for _ in range(self.batch - real)]
+            self._rng.shuffle(chosen)
+            yield from (int(i) for i in chosen)
+
+    @staticmethod
+    def _rounds(indices: list[int], rng: np.random.Generator) -> Iterator[int]:
+        while indices:
+            yield from rng.permutation(indices)
+
+
+def real_share_trainer(real_images: Path, share: float, seed: int):
+    """An ultralytics detection trainer whose every training batch holds ``share`` of real
+    photos: the images listed from the folder ``real_images``, each listed once
+    (``ShareSampler``). ``YOLO.train`` takes a trainer class, and a trainer builds its data
+    loader in its public ``get_dataloader``, overridden here for the training images alone (the
+    validation loader is ultralytics' own). Sound only without mosaic, which reads other images
+    than the sampler picks (``finder_train_args`` turns it off), and on one device."""
+    from ultralytics.data.build import InfiniteDataLoader, seed_worker
+    from ultralytics.models.yolo.detect import DetectionTrainer
+
+    root = real_images.resolve()
+
+    class RealShareTrainer(DetectionTrainer):
+        def get_dataloader(self, dataset_path: str, batch_size: int = 16, rank: int = 0, mode: str = "train"):
+            if mode != "train":
+                return super().get_dataloader(dataset_path, batch_size, rank, mode)
+            import torch
+
+            dataset = self.build_dataset(dataset_path, mode, batch_size)
+            real = [i for i, image in enumerate(dataset.im_files) if Path(image).resolve().is_relative_to(root)]
+            other = sorted(set(range(len(dataset.im_files))) - set(real))
+            self.real_share_sampler = ShareSampler(real, other, batch_size, share, seed)
+            workers = min(self.args.workers, self.real_share_sampler.batches)
+            generator = torch.Generator()
+            generator.manual_seed(seed)
+            return InfiniteDataLoader(dataset=dataset, batch_size=batch_size, sampler=self.real_share_sampler,
+                                      num_workers=workers, prefetch_factor=4 if workers else None,
+                                      pin_memory=self.device.type == "cuda",
+                                      collate_fn=dataset.collate_fn, worker_init_fn=seed_worker, generator=generator)
+
+    return RealShareTrainer
+
+
 def train_finder(data_yaml: Path, run_dir: Path, model: str, imgsz: int, hours: float, batch: int,
                  lr: float, workers: int, seed: int, log=print, device: str = "cpu", cache: str | bool = "ram",
-                 callbacks: dict[str, Callable] | None = None) -> Path:
+                 callbacks: dict[str, Callable] | None = None, trainer=None) -> Path:
     """Trains the finder for ``hours`` of wall-clock (or resumes the run in ``run_dir``).
 
     Args:
@@ -160,6 +241,7 @@ def train_finder(data_yaml: Path, run_dir: Path, model: str, imgsz: int, hours: 
         device, cache: as ``finder_train_args`` takes them.
         callbacks: ultralytics event -> callback, added to the progress lines' (a GPU run
             fits its time to its deadline, and copies each better checkpoint out).
+        trainer: an ultralytics trainer class (``real_share_trainer``), or None for its own.
 
     Returns:
         The best checkpoint (on the synthetic validation images).
@@ -178,10 +260,11 @@ def train_finder(data_yaml: Path, run_dir: Path, model: str, imgsz: int, hours: 
     for event, callback in [("on_fit_epoch_end", _progress(log, started)), *(callbacks or {}).items()]:
         yolo_model.add_callback(event, callback)
     if resumed:
-        yolo_model.train(resume=True, time=hours, workers=workers)
+        yolo_model.train(trainer=trainer, resume=True, time=hours, workers=workers)
     else:
-        yolo_model.train(**finder_train_args(data_yaml, run_dir, imgsz, hours, batch, lr, workers, seed,
-                                             continued=model.endswith(".pt"), device=device, cache=cache))
+        yolo_model.train(trainer=trainer, **finder_train_args(data_yaml, run_dir, imgsz, hours, batch, lr, workers,
+                                                              seed, continued=model.endswith(".pt"), device=device,
+                                                              cache=cache))
     return _best(run_dir)
 
 

@@ -69,7 +69,8 @@ class Recipe:
             that finder as it is and trains the classifier alone.
         finder_batch: crops per step.
         finder_lr: AdamW's learning rate.
-        real_repeat: times each real training photo is cut into finder crops.
+        real_repeat: times each real training photo is cut into finder crops, each time at other
+            places (other crops, not copies of one).
         art_crops: crops of the training designs' card art in the classifier's bank.
         font_decks: plain decks drawn with the machine's fonts (``datagen.font_decks``).
         font_crops: crops of their indices in the classifier's bank.

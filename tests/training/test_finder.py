@@ -1,5 +1,5 @@
-"""The finder's training crops (every index somewhere inside, boxes kept only when mostly in)
-and its export."""
+"""The finder's training crops (every index somewhere inside, boxes kept only when mostly in),
+the real photos' share of its batches, and its export."""
 
 import shutil
 from pathlib import Path
@@ -9,7 +9,13 @@ import numpy as np
 import onnx
 import pytest
 
-from cribcam.training.finder import boxes_in_window, crop_windows, decode_boxes_on_last_axis, finder_train_args
+from cribcam.training.finder import (
+    ShareSampler,
+    boxes_in_window,
+    crop_windows,
+    decode_boxes_on_last_axis,
+    finder_train_args,
+)
 from cribcam.vision.finder import letterbox
 
 PHOTOS = Path(__file__).parents[1] / "data" / "photos"
@@ -52,6 +58,37 @@ def test_only_a_fresh_finder_warms_up():
     assert args(continued=False)["warmup_epochs"] > 0
     assert args(continued=True)["warmup_epochs"] == 0
     assert args(continued=True)["optimizer"] == "AdamW"
+
+
+def batches_of(sampler):
+    order = list(sampler)
+    assert len(order) == len(sampler)
+    return [order[k:k + sampler.batch] for k in range(0, len(order), sampler.batch)]
+
+
+@pytest.mark.parametrize("real, other, batch, share", [(5, 40, 8, 0.25), (17, 44, 8, 0.15), (238, 16600, 64, 0.15),
+                                                       (3, 30, 4, 0.1)])
+def test_every_batch_holds_the_real_photos_share_and_every_other_image_each_epoch(real, other, batch, share):
+    sampler = ShareSampler(list(range(real)), list(range(real, real + other)), batch, share, seed=3)
+    for _ in range(2):  # a second epoch of the same sampler as well
+        batches = batches_of(sampler)
+        assert all(len(b) == batch for b in batches)
+        in_each = [sum(i < real for i in b) for b in batches]
+        assert all(abs(n - batch * share) < 1 for n in in_each)  # the share, to within one image
+        assert abs(sum(in_each) - share * len(sampler)) < 1  # and over the epoch
+        assert set(range(real, real + other)) <= {i for b in batches for i in b}
+    fresh = ShareSampler(list(range(real)), list(range(real, real + other)), batch, share, seed=4)
+    counts = np.bincount([i for i in fresh if i < real], minlength=real)
+    assert counts.max() - counts.min() <= 1  # read round after round, not as luck has it
+
+
+def test_a_share_of_none_reads_no_real_photo_and_an_impossible_share_is_refused():
+    sampler = ShareSampler([0, 1], list(range(2, 12)), 4, 0.0, seed=0)
+    assert len(sampler) == 12 and not {0, 1} & set(sampler)
+    with pytest.raises(ValueError, match="below 1"):
+        ShareSampler([0], [1, 2], 4, 1.0, seed=0)
+    with pytest.raises(ValueError, match="no real photos among the training images"):
+        ShareSampler([], [1, 2], 4, 0.2, seed=0)
 
 
 @pytest.mark.slow
