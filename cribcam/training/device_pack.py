@@ -14,6 +14,9 @@ git ignores), which the device call carries beside the checkout:
     pack.json      what is packed, with sizes and licences, and the device call to make
                    (written first, so that a pack cut half-way is still known for one)
 
+The finder the run continues travels in the checkout, not the pack: the last device run's,
+``models/checkpoints/device-finder.pt``, when one is there (docs/training.md says how one is
+brought back), else the shipped ``models/checkpoints/finder.pt``; the device call names it.
 Everything travels with the checkout, whose limit is 64 MiB: ``pack`` fails before the call
 would. ``training.device_run`` unpacks it there. A pack replaces only an earlier pack: a folder
 holding anything else is refused, as is one outside the checkout (it could not travel).
@@ -50,6 +53,8 @@ WHEELS = ("ultralytics", "ultralytics-thop")
 # The glyphs font decks print: ranks, the lettered decks' letters, JOKER and the suits.
 FONT_TEXT = "A23456789JQK10JOKER" + "".join(sorted({c for a in ALPHABETS.values() for t in a.values() for c in t})) \
     + "".join(SUIT_TEXT.values())
+# The finders a run may continue, from the checkout's root: the last device run's, or the shipped one.
+FINDERS = {"device": "models/checkpoints/device-finder.pt", "shipped": "models/checkpoints/finder.pt"}
 PIP_PLATFORM = ["--python-version", "3.12", "--implementation", "cp", "--platform", "manylinux_2_28_x86_64",
                 "--platform", "manylinux2014_x86_64", "--platform", "any"]
 
@@ -58,17 +63,28 @@ class PackError(RuntimeError):
     """The pack cannot be made (a missing tool or input, or too large to travel)."""
 
 
-def device_command(minutes: float, pack_dir: str) -> str:
-    """The shell command the device call runs, in the checkout's root there; ``pack_dir``: the
-    pack's path from that root."""
+def device_command(minutes: float, pack_dir: str, finder: str = FINDERS["shipped"]) -> str:
+    """The shell command the device call runs, in the checkout's root there; ``pack_dir`` and
+    ``finder`` (the checkpoint the run continues): their paths from that root."""
     pack_dir = shlex.quote(pack_dir)
     return (f"python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site "
             f"{pack_dir}/wheels/*.whl && PYTHONPATH=/tmp/site:. PYTHONUNBUFFERED=1 timeout {int(minutes * 60 + 45)} "
-            f"python3 -m cribcam.training.device_run --pack {pack_dir} --out \"$OUT\" --minutes {minutes:g}")
+            f"python3 -m cribcam.training.device_run --pack {pack_dir} --out \"$OUT\" --minutes {minutes:g} "
+            f"--finder-from {shlex.quote(finder)}")
+
+
+def choose_finder(choice: str | None, checkout: Path = CHECKOUT) -> str:
+    """The finder checkpoint a run continues, as ``FINDERS`` names it from the checkout's root:
+    ``choice`` ("device" or "shipped"), or None for the last device run's when the checkout
+    holds one, else the shipped one. Raises ``PackError`` for one the checkout lacks."""
+    choice = choice or ("device" if (checkout / FINDERS["device"]).is_file() else "shipped")
+    if not (checkout / FINDERS[choice]).is_file():
+        raise PackError(f"no {FINDERS[choice]} in the checkout ({checkout}) to continue")
+    return FINDERS[choice]
 
 
 def pack(out: Path = DEVICE_PACK_DIR, real: Path | None = None, fonts: Path = FONT_ROOT, minutes: float = 8.0,
-         wheels_from: Path | None = None, checkout: Path = CHECKOUT, log=print) -> dict:
+         wheels_from: Path | None = None, checkout: Path = CHECKOUT, log=print, finder: str | None = None) -> dict:
     """Writes the pack into ``out`` (an earlier pack there is replaced) and returns what
     ``pack.json`` records. The inputs and ``out`` are checked before anything is written.
 
@@ -80,6 +96,7 @@ def pack(out: Path = DEVICE_PACK_DIR, real: Path | None = None, fonts: Path = FO
             no network (as the tests do); None: pip downloads them (`bin/train-on-device`, at
             pack time: the run on the device installs them from the pack).
         checkout: the checkout the pack travels with, which must hold ``out``.
+        finder: the finder the run continues, as ``choose_finder`` takes it.
 
     Raises:
         PackError: as the class says.
@@ -87,10 +104,13 @@ def pack(out: Path = DEVICE_PACK_DIR, real: Path | None = None, fonts: Path = FO
     place = pack_place(out, checkout)
     typefaces = usable_fonts(fonts)
     pins = wheel_pins()
+    finder_from = choose_finder(finder, checkout)
+    if finder_from not in travelling_files(checkout):
+        raise PackError(f"{finder_from} would not travel: git ignores it (commit it, or pack with the shipped finder)")
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    record = {"command": device_command(minutes, place), "carry": [place]}
+    record = {"command": device_command(minutes, place, finder_from), "carry": [place], "finder": finder_from}
     (out / "pack.json").write_text(json.dumps(record, indent=1) + "\n")
     record = {"wheels": pack_wheels(out / "wheels", pins, wheels_from),
               "decks": pack_decks(out / "decks.tar"),
@@ -99,7 +119,7 @@ def pack(out: Path = DEVICE_PACK_DIR, real: Path | None = None, fonts: Path = FO
     record["bytes"] = sum(path.stat().st_size for path in out.rglob("*") if path.is_file())
     (out / "pack.json").write_text(json.dumps(record, indent=1) + "\n")
     check_travel_size(out, checkout)
-    log(f"pack: {record['bytes'] / 2**20:.1f} MiB in {out}")
+    log(f"pack: {record['bytes'] / 2**20:.1f} MiB in {out}; the run continues {finder_from}")
     return record
 
 
@@ -267,16 +287,24 @@ def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes) -> None:
     tar.addfile(info, io.BytesIO(data))
 
 
-def check_travel_size(pack_dir: Path, checkout: Path = CHECKOUT) -> int:
-    """The bytes the device call would send (the checkout's tracked and untracked files that
-    git does not ignore, and the pack); raises ``PackError`` over the limit less a margin."""
+def travelling_files(checkout: Path = CHECKOUT) -> list[str]:
+    """The checkout's files the device call sends: tracked, and untracked that git does not ignore."""
     listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
                             cwd=checkout, capture_output=True, check=True).stdout.decode().split("\0")
-    tree = sum((checkout / name).stat().st_size for name in listed if name and (checkout / name).is_file())
+    return [name for name in listed if name and (checkout / name).is_file()]
+
+
+def check_travel_size(pack_dir: Path, checkout: Path = CHECKOUT) -> int:
+    """The bytes the device call would send (``travelling_files`` and the pack); raises
+    ``PackError`` over the limit less a margin."""
+    tree = sum((checkout / name).stat().st_size for name in travelling_files(checkout))
     packed = sum(path.stat().st_size for path in pack_dir.rglob("*") if path.is_file())
     if tree + packed > TRAVEL_LIMIT - TRAVEL_MARGIN:
+        device = checkout / FINDERS["device"]
+        among = (f"; {FINDERS['device']} ({device.stat().st_size / 2**20:.1f} MiB) travels in the checkout"
+                 if device.is_file() else "")
         raise PackError(f"the checkout ({tree / 2**20:.1f} MiB) and the pack ({packed / 2**20:.1f} MiB) "
-                        f"would not travel: at most {(TRAVEL_LIMIT - TRAVEL_MARGIN) / 2**20:.0f} MiB")
+                        f"would not travel: at most {(TRAVEL_LIMIT - TRAVEL_MARGIN) / 2**20:.0f} MiB{among}")
     return tree + packed
 
 
@@ -292,6 +320,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--real", type=Path, default=default_real_photos(),
                         help="the shared real photos (default %(default)s)")
     parser.add_argument("--fonts", type=Path, default=FONT_ROOT, help="the training typefaces (default %(default)s)")
+    parser.add_argument("--finder", choices=sorted(FINDERS),
+                        help=f"the finder the run continues: the last device run's ({FINDERS['device']}) or the "
+                             f"shipped one ({FINDERS['shipped']}); default the device run's when the checkout holds it")
     parser.add_argument("--minutes", type=float, default=8.0,
                         help="the run's length there, start to last file (default %(default)s; the device "
                              "allows 10 a command, 15 a session with the machine's start)")
@@ -309,7 +340,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"train-on-device: --out {error}", file=sys.stderr)
         return 2
     try:
-        record = pack(args.out, args.real, args.fonts, args.minutes)
+        choose_finder(args.finder, CHECKOUT)
+    except PackError as error:
+        print(f"train-on-device: --finder {args.finder}: {error}", file=sys.stderr)
+        return 2
+    try:
+        record = pack(args.out, args.real, args.fonts, args.minutes, finder=args.finder)
     except PackError as error:
         print(f"train-on-device: {error}", file=sys.stderr)
         return 1

@@ -67,3 +67,30 @@ def test_a_pack_outside_the_checkout_is_refused_in_one_line(tmp_path, real_photo
     assert err == (f"train-on-device: --out {outside} is outside the checkout ({CHECKOUT}): "
                    f"the device call carries only folders inside it\n")
     assert [path.name for path in outside.iterdir()] == ["thesis.txt"]
+
+
+def finder_in(checkout, which):
+    path = checkout / device_pack.FINDERS[which]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(which.encode())
+    return path
+
+
+def test_the_run_continues_the_last_device_runs_finder_when_the_checkout_holds_one(checkout):
+    finder_in(checkout, "shipped")
+    assert device_pack.choose_finder(None, checkout) == "models/checkpoints/finder.pt"
+    finder_in(checkout, "device")
+    assert device_pack.choose_finder(None, checkout) == "models/checkpoints/device-finder.pt"
+    assert device_pack.choose_finder("shipped", checkout) == "models/checkpoints/finder.pt"
+    command = device_pack.device_command(8, ".devpack", device_pack.choose_finder(None, checkout))
+    assert command.endswith("--minutes 8 --finder-from models/checkpoints/device-finder.pt")
+
+
+def test_a_device_finder_asked_for_and_missing_is_said_in_one_line(checkout, real_photos, capsys, monkeypatch):
+    finder_in(checkout, "shipped")
+    with pytest.raises(device_pack.PackError, match="no models/checkpoints/device-finder.pt in the checkout"):
+        device_pack.choose_finder("device", checkout)
+    monkeypatch.setattr(device_pack, "CHECKOUT", checkout)  # the command's checkout, which holds no device finder
+    assert device_pack.main(["--finder", "device", "--real", str(real_photos)]) == 2
+    assert capsys.readouterr().err == (f"train-on-device: --finder device: no models/checkpoints/device-finder.pt in "
+                                       f"the checkout ({checkout}) to continue\n")

@@ -15,6 +15,7 @@ import pytest
 
 pytest.importorskip("ultralytics", reason="training needs the train extra: pip install -e '.[train]'")
 
+from cribcam.bundled import MODELS_DIR  # noqa: E402
 from cribcam.training import device_pack  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
 
 pytestmark = pytest.mark.slow
@@ -61,6 +62,9 @@ def packed(tmp_path_factory, real_photos, deck_designs):
     checkout = root / "checkout"
     subprocess.run(["git", "init", "-q", str(checkout)], check=True)
     (checkout / ".gitignore").write_text("packs/\n")
+    shipped = checkout / device_pack.FINDERS["shipped"]  # the finder the run continues travels in the checkout
+    shipped.parent.mkdir(parents=True)
+    shutil.copy(MODELS_DIR / "checkpoints" / "finder.pt", shipped)
     record = device_pack.pack(checkout / "packs" / "first", photos, fonts, minutes=1.0,
                               wheels_from=local_wheels(root / "wheels"), checkout=checkout)
     return checkout / "packs" / "first", record, photos
@@ -82,6 +86,7 @@ def test_the_pack_holds_what_the_device_lacks_and_nothing_held_out(packed):
     assert 0 < record["real"]["train_photos"] == len(packed_photos) < len(json.loads((photos / "labels.json").read_text()))
     # The call names the pack where it is, from the checkout's root: what the device carries.
     assert record["carry"] == ["packs/first"]
+    assert record["finder"] == "models/checkpoints/finder.pt" and record["command"].endswith(f"--finder-from {record['finder']}")
     assert "--pack packs/first --out" in record["command"] and " packs/first/wheels/*.whl " in record["command"]
     assert device_pack.pack_place(pack, pack.parents[1]) == "packs/first"  # an earlier pack is replaced
 
@@ -118,11 +123,12 @@ def test_the_run_there_trains_both_models_and_brings_back_what_the_reader_reads(
     from cribcam.vision.classifier import IndexClassifier
     from cribcam.vision.finder import IndexFinder
 
-    pack, _, photos = packed
+    pack, packed_record, photos = packed
     out = tmp_path / "out"
-    # As the device runs it: a module of the checkout, the pack beside it, a deadline.
+    # As the device runs it: a module of the checkout, the pack beside it, the finder it names, a deadline.
     result = subprocess.run([sys.executable, "-m", "cribcam.training.device_run", "--pack", str(pack), "--out", str(out),
-                             "--minutes", "1", "--work", str(tmp_path / "work"), "--tiny"],
+                             "--minutes", "1", "--work", str(tmp_path / "work"), "--tiny",
+                             "--finder-from", str(pack.parents[1] / packed_record["finder"])],
                             capture_output=True, text=True, timeout=240)
     assert result.returncode == 0, result.stderr[-3000:]
     files = sorted(path.name for path in out.iterdir())
@@ -132,6 +138,7 @@ def test_the_run_there_trains_both_models_and_brings_back_what_the_reader_reads(
     assert record["finder"]["epochs"] and record["classifier"]["steps"] > 0
     assert record["data"]["font_decks"] > 0 and record["data"]["real_photos"] > 0
     assert record["minutes"] < 1.5
+    assert " of them real photos, read " in (out / "device-run.log").read_text()  # their share of every batch
     photo = __import__("cv2").imread(str(next((photos / "images").iterdir())))
     boxes = IndexFinder(out / "finder.onnx", conf=0.01)(photo).xyxy
     cards = IndexClassifier(out / "classifier.onnx")(photo, np.array([[10, 10, 60, 80]], np.float32))
