@@ -2,10 +2,12 @@
 
 A player teaches a deck the easy way, one card a photo, and then photographs hands: fanned,
 heaped, two cards of a trick lying across each other, turned any way, the indices at the
-sizes a hand photo gives and some half hidden. Each split here is one drawn lettered deck
-(``bench_teach.LETTERED``: Dutch, German, French, Scandinavian, Russian letters, pinned to
-their font files) in one look drawn for it (plain, ivory, faded, gold or light print on a
-dark face), as a player's real deck is:
+sizes a hand photo gives and some half hidden. Each split here is one lettered deck in one
+look drawn for it (plain, ivory, faded, gold or light print on a dark face), as a player's real
+deck is: a drawn one (``bench_teach.LETTERED``: Dutch, German, French, Scandinavian, Russian
+letters, pinned to their font files), or a printed design lettered so (the card art's
+``lettered`` decks, never trained on: ``tragy``, Polish W/D/K, and ``l-and-h``, Scandinavian
+E/Kn/D/K, from GNOME Aisleriot; ``datasets/designs/aisleriot``):
 
 1. taught with `cribcam teach --labels` from photos of single cards, the hearts and clubs
    (26 photos, each named by its card alone, ``{"card": "QH", "box": null}``), the letters a
@@ -131,30 +133,53 @@ def draw_singles(prepared, assets, look: dict, seed: int, folder: Path, per_suit
     return labels
 
 
-def split(alphabet: str, rank_font: str, suit_font: str, seed: int, hands: int, work: Path, env: dict,
-          per_suit: int = 13) -> dict:
-    """One deck: drawn, taught from its singles, read in hands before and after."""
-    from cribcam.datagen.assets import make_assets
-    from cribcam.datagen.augment import sample_look
+def lettered_decks() -> dict:
+    """Every deck this bench can teach: name -> (how to make the deck, what it prints, style seed).
+
+    The drawn decks are made from their pinned fonts only when asked for (fontTools, the fonts
+    of `bin/install-training-fonts`); the printed designs render from the card art."""
+    from cribcam.datagen.card_art import manifest_decks
     from cribcam.datagen.font_decks import ALPHABETS, named_deck
 
-    deck = named_deck(rank_font, suit_font, seed, alphabet)
+    def drawn(alphabet, rank_font, suit_font):  # the seed draws the deck's style
+        return lambda seed: named_deck(rank_font, suit_font, seed, alphabet)
+
+    def printed(name):  # the art is as printed, whatever the seed
+        from cribcam.datagen.card_art import load_decks
+
+        return lambda seed: next(d for d in load_decks(split="lettered", progress=False) if d.name == name)
+
+    decks = {alphabet: (drawn(alphabet, rank_font, suit_font), ALPHABETS[alphabet], seed)
+             for alphabet, (rank_font, suit_font, seed) in LETTERED.items()}
+    for k, entry in enumerate(manifest_decks("lettered")):
+        decks[entry["name"].removeprefix("aisleriot-")] = (printed(entry["name"]), entry["letters"], 10 + k)
+    return decks
+
+
+def split(name: str, make_deck, letters: dict[str, str], seed: int, hands: int, work: Path, env: dict,
+          per_suit: int = 13) -> dict:
+    """One deck: made (``make_deck(seed)``), taught from its singles, read in hands before and
+    after; ``letters`` is what it prints for the ranks it letters, as a player answers."""
+    from cribcam.datagen.assets import make_assets
+    from cribcam.datagen.augment import sample_look
+
+    deck = make_deck(seed)
     assets = make_assets([deck], seed)
     look = sample_look(np.random.default_rng([seed, 0x100C]))
-    folder = work / alphabet
+    folder = work / name
     (folder / "singles").mkdir(parents=True)
     (folder / "hands").mkdir()
     singles = draw_singles(assets.decks[0], assets, look, seed, folder / "singles", per_suit)
     hand_labels = labels_file(folder / "hands.json", draw_hands(assets.decks[0], assets, look, hands, seed, folder / "hands"))
     taught_from = [*(folder / "singles" / n for n in singles), "--labels", labels_file(folder / "singles.json", singles)]
-    record, seconds, busy = timed_teach([*taught_from, "--name", alphabet], env)
+    record, seconds, busy = timed_teach([*taught_from, "--name", name], env)
     asked = record["letters_unsure"]
     if asked:  # taught again as a player who knows the deck answers: what it prints
-        cribcam("decks", "remove", alphabet, env=env)
-        answers = [f"{q['rank']}={ALPHABETS[alphabet].get(q['rank'], q['standard'])}" for q in asked]
-        record, seconds, busy = timed_teach([*taught_from, "--name", alphabet, "--letters", *answers], env)
+        cribcam("decks", "remove", name, env=env)
+        answers = [f"{q['rank']}={letters.get(q['rank'], q['standard'])}" for q in asked]
+        record, seconds, busy = timed_teach([*taught_from, "--name", name, "--letters", *answers], env)
     before = evaluate(folder / "hands", hand_labels, env)
-    after = evaluate(folder / "hands", hand_labels, env, alphabet)
+    after = evaluate(folder / "hands", hand_labels, env, name)
     return {"deck": deck.name, "look": look["name"], "taught_from": len(singles), "seconds": round(seconds, 1), "loadavg_before_teaching": busy,
             "letters_asked": [q["said"] for q in asked], "kept": record.get("kept"),
             "checks": record["checks"], "before": figures(before["overall"]), "after": figures(after["overall"]),
@@ -172,7 +197,8 @@ def main() -> None:
     parser.add_argument("--seed-offset", type=int, default=0,
                         help="added to each deck's seed: the same fonts in other styles, looks, singles and hands "
                              "(a set to confirm on, apart from the one a rule was chosen on)")
-    parser.add_argument("--only", nargs="+", choices=list(LETTERED), default=list(LETTERED), help="the decks to run")
+    decks = lettered_decks()
+    parser.add_argument("--only", nargs="+", choices=list(decks), default=list(decks), help="the decks to run")
     args = parser.parse_args()
     if args.model:
         MODEL.extend(["--model", args.model])
@@ -180,16 +206,15 @@ def main() -> None:
     env = {**os.environ, "CRIBCAM_DATA": str(work / "data")}
     results = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "loadavg_before": load(),
                "per_suit": args.per_suit, "seed_offset": args.seed_offset, "splits": {}}
-    for alphabet in args.only:
-        rank_font, suit_font, seed = LETTERED[alphabet]
-        seed += args.seed_offset
+    for name in args.only:
+        make_deck, letters, seed = decks[name]
         try:
-            result = split(alphabet, rank_font, suit_font, seed, args.hands, work, env, args.per_suit)
+            result = split(name, make_deck, letters, seed + args.seed_offset, args.hands, work, env, args.per_suit)
         except FileNotFoundError as exc:
             sys.exit(f"teach_singles_to_hands: {exc}")
-        results["splits"][alphabet] = result
+        results["splits"][name] = result
         b, a = result["before"], result["after"]
-        print(f"{alphabet} ({result['look']}): untaught {b['recall']:.3f} / {b['precision']:.3f}, taught "
+        print(f"{name} ({result['look']}): untaught {b['recall']:.3f} / {b['precision']:.3f}, taught "
               f"{a['recall']:.3f} / {a['precision']:.3f} (kept: {result['kept']}; {result['seconds']} s)", flush=True)
     worst = min(results["splits"].items(), key=lambda item: min(item[1]["after"]["recall"], item[1]["after"]["precision"]))
     results["worst_split"] = {"deck": worst[0], **worst[1]["after"]}
