@@ -243,13 +243,15 @@ class CardReader:
         keep = seen | (found.confidence >= self.conf)
         return found[keep], index_score[keep], no_index[keep]
 
-    def _farther_look(self, image: np.ndarray, expected: int | None, starter: bool):
+    def _farther_look(self, image: np.ndarray, expected: int | None, starter: bool, cards: list[SeenCard]):
         """``detect`` from farther away (``IndexFinder.farther``) and its decision, when that reads
-        a card: a photo in which nothing was read may be a close-up, its indices larger than any
-        the finder learnt. None when it reads nothing either."""
+        better than the whole look's ``cards``, none of them read: a photo in which
+        nothing was read, or only guessed, may be a close-up, its indices larger than any the
+        finder learnt. Better is a card read, not guessed, or any card where the whole look had
+        none. None otherwise."""
         seen = self.detect(image, farther=True)
         decided = self._decide(*seen, expected, starter)
-        return (seen, decided) if decided[0] else None
+        return (seen, decided) if _any_read(decided[0]) or (decided[0] and not cards) else None
 
     def _decide(self, found: Detections, index_score: np.ndarray, no_index: np.ndarray, expected: int | None,
                 starter: bool) -> tuple[list[SeenCard], list[Problem], np.ndarray]:
@@ -283,7 +285,7 @@ class CardReader:
         quick = self._quick_look(image, expected, starter)
         whole = found, index_score, no_index = quick[0] if quick else self.detect(image)
         cards, problems, index_like = quick[1] if quick else self._decide(*whole, expected, starter)
-        farther = self._farther_look(image, expected, starter) if not cards else None
+        farther = self._farther_look(image, expected, starter, cards) if not _any_read(cards) else None
         if farther is not None:
             (found, index_score, no_index), (cards, problems, index_like) = farther
         if self._wants_closer_look(image, cards, found, expected):
@@ -311,6 +313,11 @@ class CardReader:
         problems += _count_problems(cards, expected, guess, starter, guesses)
         return Reading(tuple(cards), guess, tuple(dict.fromkeys(problems)), width, height,
                        tuple(tuple(map(float, b)) for b in marks), tuple(guesses))
+
+
+def _any_read(cards: list[SeenCard]) -> bool:
+    """Whether any card was read, not only guessed to make up the count."""
+    return any(not card.guessed for card in cards)
 
 
 def _by_face(image: np.ndarray, cards: list[SeenCard], expected: int | None, classifier) -> SeenCard | None:
