@@ -147,29 +147,30 @@ def test_a_close_up_of_a_card_is_read_from_farther_away(reader, monkeypatch):
     assert reader.read(close_up).codes == ["AH"]
 
 
-def test_a_close_up_read_only_by_a_guess_is_read_from_farther_away(reader, monkeypatch):
-    # The jack of clubs' corner of the bundled gold-on-black photo, enlarged to 640 pixels high,
-    # its index a third of the frame: the whole look boxes it but cannot read it, and only
-    # guesses a card to make up the count of one (an 8D, never counted); from twice as far it
-    # is read. The farther look was once run only where nothing was read, not even a guess.
+def _only_guessed_close_up(reader, monkeypatch, columns: slice) -> tuple[np.ndarray, list]:
+    """A strip of the bundled gold-on-black photo enlarged to 640 pixels high, the quick look
+    off, that the whole look reads only by a guess made to fill the count of one."""
     monkeypatch.setattr(reader, "_quick_look", lambda *args: None)
     photo = cv2.imread(str(PHOTOS / "blackgold-3-cards.jpg"))
-    close_up = cv2.resize(photo[160:373, 480:640], (480, 640), interpolation=cv2.INTER_CUBIC)
+    close_up = cv2.resize(photo[160:373, columns], (480, 640), interpolation=cv2.INTER_CUBIC)
     first_look, _, _ = reader._decide(*reader.detect(close_up), 1, True)
     assert first_look and all(card.guessed for card in first_look)
+    return close_up, first_look
+
+
+def test_a_close_up_read_only_by_a_guess_is_read_from_farther_away(reader, monkeypatch):
+    # The jack of clubs' corner, its index a third of the frame: the whole look boxes it but
+    # cannot read it, and only guesses a card (an 8D, never counted); from twice as far it is
+    # read. The farther look was once run only where nothing was read, not even a guess.
+    close_up, _ = _only_guessed_close_up(reader, monkeypatch, slice(480, 640))
     assert _looks(reader, close_up, expected=1)[:2] == ["whole", "farther"]
     reading = reader.read(close_up, expected=1)
     assert reading.codes == ["JC"] and not reading.guesses
 
 
 def test_a_farther_look_that_only_guesses_too_leaves_the_first_looks_guess(reader, monkeypatch):
-    # A strip of the gold-on-black photo, a card's black back and a sliver of another card's
-    # gold index at its edge: no card is read from either distance, so the first look's guess is
-    # what the player is asked about.
-    monkeypatch.setattr(reader, "_quick_look", lambda *args: None)
-    photo = cv2.imread(str(PHOTOS / "blackgold-3-cards.jpg"))
-    close_up = cv2.resize(photo[160:373, 0:160], (480, 640), interpolation=cv2.INTER_CUBIC)
-    first_look, _, _ = reader._decide(*reader.detect(close_up), 1, True)
-    assert first_look and all(card.guessed for card in first_look)
+    # A card's black back and a sliver of another card's gold index at the strip's edge: no
+    # card is read from either distance, so the first look's guess is what the player is asked.
+    close_up, first_look = _only_guessed_close_up(reader, monkeypatch, slice(0, 160))
     reading = reader.read(close_up, expected=1)
     assert reading.codes == [] and [guess.card for guess in reading.guesses] == [first_look[0].card]
