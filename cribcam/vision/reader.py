@@ -245,13 +245,13 @@ class CardReader:
 
     def _farther_look(self, image: np.ndarray, expected: int | None, starter: bool, cards: list[SeenCard]):
         """``detect`` from farther away (``IndexFinder.farther``) and its decision, when that reads
-        better than the whole look's ``cards``, none of them read: a photo in which
-        nothing was read, or only guessed, may be a close-up, its indices larger than any the
-        finder learnt. Better is a card read, not guessed, or any card where the whole look had
-        none. None otherwise."""
+        better than the whole look's ``cards``: a photo in which nothing was read, or only
+        guessed, or with large print and cards missing from its count, may be a close-up, its
+        indices larger than any the finder learnt. Better is more cards read, not guessed, or
+        any card where the whole look had none. None otherwise."""
         seen = self.detect(image, farther=True)
         decided = self._decide(*seen, expected, starter)
-        return (seen, decided) if _any_read(decided[0]) or (decided[0] and not cards) else None
+        return (seen, decided) if _cards_read(decided[0]) > _cards_read(cards) or (decided[0] and not cards) else None
 
     def _decide(self, found: Detections, index_score: np.ndarray, no_index: np.ndarray, expected: int | None,
                 starter: bool) -> tuple[list[SeenCard], list[Problem], np.ndarray]:
@@ -285,7 +285,8 @@ class CardReader:
         quick = self._quick_look(image, expected, starter)
         whole = found, index_score, no_index = quick[0] if quick else self.detect(image)
         cards, problems, index_like = quick[1] if quick else self._decide(*whole, expected, starter)
-        farther = self._farther_look(image, expected, starter, cards) if not _any_read(cards) else None
+        none_read = not _cards_read(cards)
+        farther = self._farther_look(image, expected, starter, cards) if none_read else None
         if farther is not None:
             (found, index_score, no_index), (cards, problems, index_like) = farther
         if self._wants_closer_look(image, cards, found, expected):
@@ -293,6 +294,11 @@ class CardReader:
             decided = self._decide(*closer, expected, starter)
             if farther is None or len(decided[0]) > len(cards):  # the farther look's cards stay if as many
                 (found, _, no_index), (cards, problems, index_like) = closer, decided
+        elif not none_read and expected is not None and _cards_read(cards) < expected:
+            # Large print with cards missing: hidden, or larger than the finder learnt (a close-up).
+            farther = self._farther_look(image, expected, starter, cards)
+            if farther is not None:
+                (found, index_score, no_index), (cards, problems, index_like) = farther
         # With every card read, index-like marks are pips and art.
         marks = _marks(found[(found.confidence < self.conf) & index_like & (no_index < MARK_NONE)], cards) \
             if expected is None or len(cards) < expected else np.zeros((0, 4))
@@ -315,9 +321,9 @@ class CardReader:
                        tuple(tuple(map(float, b)) for b in marks), tuple(guesses))
 
 
-def _any_read(cards: list[SeenCard]) -> bool:
-    """Whether any card was read, not only guessed to make up the count."""
-    return any(not card.guessed for card in cards)
+def _cards_read(cards: list[SeenCard]) -> int:
+    """How many cards were read, not guessed to make up the count."""
+    return sum(not card.guessed for card in cards)
 
 
 def _by_face(image: np.ndarray, cards: list[SeenCard], expected: int | None, classifier) -> SeenCard | None:

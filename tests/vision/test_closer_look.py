@@ -95,9 +95,10 @@ def test_a_hand_read_whole_is_not_read_again(reader):
 
 def test_large_indices_with_cards_missing_take_no_closer_look(reader):
     # Three cards filling a photo read as a hand of five: the two not there are not too small to
-    # see, so the photo is not read again enlarged (its slowest look).
+    # see, so the photo is not read again enlarged (its slowest look); from farther away (large
+    # print may be a close-up) nothing more is read.
     photo = cv2.imread(str(PHOTOS / "blackgold-3-cards.jpg"))
-    assert _looks(reader, photo, expected=5) == ["quick", "whole"]
+    assert _looks(reader, photo, expected=5) == ["quick", "whole", "farther"]
     assert sorted(reader.read(photo, expected=5).codes) == ["6H", "AH", "JC"]
 
 
@@ -174,3 +175,16 @@ def test_a_farther_look_that_only_guesses_too_leaves_the_first_looks_guess(reade
     close_up, first_look = _only_guessed_close_up(reader, monkeypatch, slice(0, 160))
     reading = reader.read(close_up, expected=1)
     assert reading.codes == [] and [guess.card for guess in reading.guesses] == [first_look[0].card]
+
+
+def test_large_print_with_cards_missing_is_read_from_farther_away(reader):
+    # The gold-on-black photo enlarged 1.5 times and cut back to 640 pixels: its ace of hearts'
+    # index runs into the frame's edge and the jack is out of it. The whole look reads the 6H and
+    # only guesses a second card; the print is too large for a closer look to find more, so the
+    # photo is read from farther away, where the ace is read too (unsure: it is cut off).
+    photo = cv2.imread(str(PHOTOS / "blackgold-3-cards.jpg"))
+    close_up = cv2.resize(photo, None, fx=1.5, fy=1.5, interpolation=cv2.INTER_CUBIC)[160:800, 0:640]
+    cards, _, _ = reader._decide(*reader.detect(close_up), 3, True)
+    assert [card.card for card in cards if not card.guessed] == ["6H"]
+    assert _looks(reader, close_up, expected=3) == ["quick", "whole", "farther"]
+    assert sorted(reader.read(close_up, expected=3).codes) == ["6H", "AH"]
