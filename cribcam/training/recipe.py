@@ -29,6 +29,7 @@ from pathlib import Path
 
 from cribcam.settings import default_real_photos
 from cribcam.training.stages import (
+    INTERRUPTED,
     RUN_TIME_IMGSZ,
     BankPlan,
     ClassifierJob,
@@ -241,6 +242,11 @@ def run(recipe: Recipe) -> dict:
                                                  _continued_rate(recipe.finder_lr, recipe.finder_from), recipe.workers,
                                                  recipe.seed, log)
             classifier.join()
+        if classifier.exitcode == INTERRUPTED:
+            # A classifier stopped by Ctrl-C is a run interrupted, whether or not this process's
+            # own Ctrl-C came up to here (in one CI run it did not, and the run said its
+            # classifier had failed).
+            raise KeyboardInterrupt
         if classifier.exitcode != 0:
             raise RuntimeError(f"the classifier's training failed (exit {classifier.exitcode}); see {recipe.log_file}")
         record = export(recipe, finder_checkpoint, hours(), log)

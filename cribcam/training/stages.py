@@ -282,6 +282,10 @@ class ClassifierJob:
         return self.minutes if self.until is None else (self.until - time.time()) / 60
 
 
+# The classifier's exit status when a Ctrl-C stopped it (a shell's 128 + SIGINT).
+INTERRUPTED = 130
+
+
 @contextmanager
 def classifier_beside(job: ClassifierJob | None) -> Iterator[multiprocessing.Process | None]:
     """Stage 3: ``job`` runs in its own process (spawned: a forked child could not use the GPU)
@@ -329,7 +333,7 @@ def _classifier_stage(job: ClassifierJob, parent: int) -> None:
         else:
             log("classifier: no time left to train after its bank")
     except KeyboardInterrupt:  # a terminal's Ctrl-C reaches this process too: the run's says so, once
-        raise SystemExit(130) from None
+        raise SystemExit(INTERRUPTED) from None
     if job.summary is not None:
         job.summary.write_text(json.dumps(summary))
 
