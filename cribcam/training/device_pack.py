@@ -38,7 +38,7 @@ from pathlib import Path
 
 import cv2
 
-from cribcam.datagen.card_art import load_decks, load_manifest
+from cribcam.datagen.card_art import load_decks, manifest_decks
 from cribcam.datagen.font_decks import ALPHABETS, FONT_ROOT, SUIT_TEXT, find_fonts
 from cribcam.settings import CHECKOUT, DEVICE_PACK_DIR, deck_cache_dir, default_real_photos
 
@@ -176,9 +176,7 @@ def pack_decks(tar_path: Path, cache: Path | None = None) -> list[dict]:
     load_decks(split="train", cache_dir=cache, width=DECK_WIDTH, progress=False)
     packed = []
     with tarfile.open(tar_path, "w") as tar:
-        for entry in load_manifest()["decks"]:
-            if entry["split"] != "train":
-                continue  # held-out designs never reach training
+        for entry in manifest_decks("train"):  # held-out and lettered designs never reach training
             folder = cache / "render" / entry["name"] / f"w{DECK_WIDTH}"
             meta = json.loads((folder / "meta.json").read_text())
             arcname = f"render/{entry['name']}/w{DECK_WIDTH}"
