@@ -246,8 +246,8 @@ class CardReader:
     def _farther_look(self, image: np.ndarray, expected: int | None, starter: bool, cards: list[SeenCard]):
         """``detect`` from farther away (``IndexFinder.farther``) and its decision, when that reads
         better than the whole look's ``cards``: a photo in which nothing was read, or only
-        guessed, or with large print and cards missing from its count, may be a close-up, its
-        indices larger than any the finder learnt. Better is more cards read, not guessed, or
+        guessed, or with cards of its count missing or guessed and no closer look, may be a
+        close-up, its indices larger than any the finder learnt. Better is more cards read, not guessed, or
         any card where the whole look had none. None otherwise."""
         seen = self.detect(image, farther=True)
         decided = self._decide(*seen, expected, starter)
@@ -295,7 +295,8 @@ class CardReader:
             if farther is None or len(decided[0]) > len(cards):  # the farther look's cards stay if as many
                 (found, _, no_index), (cards, problems, index_like) = closer, decided
         elif not none_read and expected is not None and _cards_read(cards) < expected:
-            # Large print with cards missing: hidden, or larger than the finder learnt (a close-up).
+            # Cards missing from the count, or made up by guesses, and no closer look taken (the
+            # print is large, or the count is filled): they may be larger than the finder learnt.
             farther = self._farther_look(image, expected, starter, cards)
             if farther is not None:
                 (found, index_score, no_index), (cards, problems, index_like) = farther
