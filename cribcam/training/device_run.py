@@ -314,8 +314,12 @@ def main(argv: list[str] | None = None) -> int:
                              "and below 1 (default %(default)s)")
     parser.add_argument("--tiny", action="store_true", help="a toy size on the CPU, for the tests")
     args = parser.parse_args(argv)
-    if not 0 <= args.real_share < 1:
-        parser.error(f"--real-share {args.real_share}: give a share at least 0 and below 1")
+    from cribcam.training.finder import check_share
+
+    try:
+        check_share(args.real_share)
+    except ValueError as error:
+        parser.error(f"--real-share: {error}")
     if not args.finder_from.is_file():
         parser.error(f"--finder-from {args.finder_from}: no such checkpoint")
     settings = DeviceRun(args.pack, args.out, args.minutes, args.work, finder_from=args.finder_from,

@@ -151,6 +151,12 @@ def _list_images(sources: list[tuple[Path, str, int]], listing: Path) -> int:
     return len(images)
 
 
+def check_share(share: float) -> None:
+    """Raises ``ValueError`` for a share of real photos a batch cannot hold (at least 0, below 1)."""
+    if not 0 <= share < 1:
+        raise ValueError(f"the real photos' share must be at least 0 and below 1, not {share}")
+
+
 class ShareSampler:
     """The order in which an epoch reads the training images: ``share`` of every batch from
     ``real`` (the real photos), the rest from ``other``.
@@ -165,8 +171,7 @@ class ShareSampler:
     """
 
     def __init__(self, real: list[int], other: list[int], batch: int, share: float, seed: int):
-        if not 0 <= share < 1:
-            raise ValueError(f"the real photos' share must be at least 0 and below 1, not {share}")
+        check_share(share)
         if share > 0 and not real:
             raise ValueError(f"a share of {share} of real photos, and no real photos among the training images")
         if not other or batch < 1:
