@@ -15,6 +15,7 @@ from cribcam.vision.reading import (
     READ_BY_FACE,
     STARTER_UNKNOWN,
     Problem,
+    SeenCard,
 )
 from image_tools import blurred_card
 
@@ -182,6 +183,39 @@ def test_the_face_never_overrides_a_sure_corner(reader, heldout_decks, monkeypat
     reading = reader.read(sharp, expected=1)
     assert reading.codes == ["7H"] and not reading.cards[0].unsure
     assert READ_BY_FACE not in [p.code for p in reading.problems]
+
+
+@pytest.mark.parametrize(("corner", "face", "read"), [
+    (SeenCard("4C", 0.71, ((0, 0, 9, 9),)), "TC", "TC"),  # a sure corner its face counts otherwise
+    (SeenCard("4C", 0.84, ((0, 0, 9, 9),)), "TS", "TS"),
+    (SeenCard("4C", 0.85, ((0, 0, 9, 9),)), "TC", None),  # sure enough: the face is not read
+    (SeenCard("4C", 0.71, ((0, 0, 9, 9),)), "4S", None),  # the same rank: the corner's suit stands
+    (SeenCard("4C", 0.55, ((0, 0, 9, 9),), unsure=True), "4S", "4S"),  # an unsure corner: any other card
+    (SeenCard("4C", 0.55, ((0, 0, 9, 9),), unsure=True), "4C", None),
+    (None, "7H", "7H"),  # no corner read
+])
+def test_the_face_is_asked_where_the_corner_is_unsure_or_less_sure_than_its_check(corner, face, read, monkeypatch):
+    from cribcam.vision.reader import FACE_CHECKS_BELOW, _by_face
+
+    assert corner is None or corner.confidence < FACE_CHECKS_BELOW or read is None
+    looked = []
+    monkeypatch.setattr("cribcam.vision.reader.read_face",
+                        lambda image, classifier: looked.append(1) or (face, (0.0, 0.0, 50.0, 70.0)))
+    by_face = _by_face(np.zeros((80, 80, 3), np.uint8), [corner] if corner else [], 1, None)
+    assert (by_face and by_face.card) == read
+    assert by_face is None or (by_face.unsure and by_face.confidence == 0.0)
+    assert bool(looked) == (corner is None or corner.unsure or corner.confidence < FACE_CHECKS_BELOW)
+
+
+def test_a_corner_its_face_contradicts_is_said_so(reader, heldout_decks, monkeypatch):
+    _, sharp = blurred_card(_bellot(heldout_decks), "7H")
+    read = reader.read(sharp, expected=1).cards[0]
+    monkeypatch.setattr("cribcam.vision.reader.FACE_CHECKS_BELOW", read.confidence + 0.01)
+    monkeypatch.setattr("cribcam.vision.reader.read_face", lambda image, classifier: ("2H", (0.0, 0.0, 10.0, 10.0)))
+    reading = reader.read(sharp, expected=1)
+    assert reading.codes == ["2H"] and reading.cards[0].unsure
+    assert [p.message for p in reading.problems if p.code == READ_BY_FACE] == [
+        "the 2H was read from its pips, not the 7H its corner reads: check it, or tap it to fix it"]
 
 
 def test_the_face_is_not_read_in_a_photo_of_a_hand(reader, heldout_decks, monkeypatch):
