@@ -352,10 +352,14 @@ def _by_face(image: np.ndarray, cards: list[SeenCard], expected: int | None, cla
     if corner is not None and not corner.unsure and corner.confidence >= FACE_CHECKS_BELOW:
         return None
     face = read_face(image, classifier)
-    if face is None or corner is not None and (corner.card == face[0] or
-                                               not corner.unsure and corner.card[0] == face[0][0]):
+    if face is None:
         return None
-    return SeenCard(face[0], 0.0, (face[1],), unsure=True)
+    card, box = face
+    if corner is not None:  # an unsure corner gives way to another card, a sure one to another rank
+        agrees = corner.card == card if corner.unsure else corner.card[0] == card[0]
+        if agrees:
+            return None
+    return SeenCard(card, 0.0, (box,), unsure=True)
 
 
 def _as_bgr(image: np.ndarray) -> np.ndarray:

@@ -23,7 +23,7 @@ STARTER_UNKNOWN = "starter_unknown"  # says nothing of the cards
 HAND_ONLY_HINT = "hand_only_hint"  # one card short, as a photo of the hand alone is
 CANNOT_COUNT = "cannot_count"  # the cards read make no hand
 CHECK_CARDS = "check_cards"  # unsure cards the count depends on
-READ_BY_FACE = "read_by_face"  # a card whose corners could not be read, read by its pips alone
+READ_BY_FACE = "read_by_face"  # a card read by its pips, its corners unread, unsure or of another rank
 PROBLEM_CODES = frozenset({IMAGE_UNREADABLE, IMAGE_TOO_SMALL, NO_CARDS, CARDS_MISSING, MORE_IN_VIEW,
                            DUPLICATE_CARD, MAYBE_ONE_CARD, CARD_UNREADABLE, PARTLY_IN_PHOTO, GUESSED,
                            STARTER_UNKNOWN, HAND_ONLY_HINT, CANNOT_COUNT, CHECK_CARDS,
