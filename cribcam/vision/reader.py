@@ -215,7 +215,8 @@ class CardReader:
         read = seen[0][seen[0].confidence >= self.conf]
         claimed = {box for card in cards for box in card.boxes}
         unclaimed = any(tuple(map(float, box)) not in claimed for box in seen[0].xyxy[index_like])
-        counted = expected is None or (len(cards) == expected and not any(card.guessed for card in cards))
+        # A card read only from two corners too weak alone is left to the whole look too.
+        counted = expected is None or _cards_read(cards, self.conf) == len(cards) == expected
         if cards and counted and not unclaimed and float(np.median(read.short_sides)) * at_quick >= least:
             return seen, decided
         return None
@@ -256,11 +257,12 @@ class CardReader:
         """``detect`` from farther away (``IndexFinder.farther``) and its decision, when that reads
         better than the whole look's ``cards``: a photo in which nothing was read, or only
         guessed, or with cards of its count missing or guessed and no closer look, may be a
-        close-up, its indices larger than any the finder learnt. Better is more cards read, not guessed, or
-        any card where the whole look had none. None otherwise."""
+        close-up, its indices larger than any the finder learnt. Better is more cards read
+        (``_cards_read``), or any card where the whole look had none. None otherwise."""
         seen = self.detect(image, farther=True)
         decided = self._decide(*seen, expected, starter)
-        return (seen, decided) if _cards_read(decided[0]) > _cards_read(cards) or (decided[0] and not cards) else None
+        better = _cards_read(decided[0], self.conf) > _cards_read(cards, self.conf) or (decided[0] and not cards)
+        return (seen, decided) if better else None
 
     def _decide(self, found: Detections, index_score: np.ndarray, no_index: np.ndarray, expected: int | None,
                 starter: bool) -> tuple[list[SeenCard], list[Problem], np.ndarray]:
@@ -294,7 +296,7 @@ class CardReader:
         quick = self._quick_look(image, expected, starter)
         whole = found, index_score, no_index = quick[0] if quick else self.detect(image)
         cards, problems, index_like = quick[1] if quick else self._decide(*whole, expected, starter)
-        none_read = not _cards_read(cards)
+        none_read = not _cards_read(cards, self.conf)
         farther = self._farther_look(image, expected, starter, cards) if none_read else None
         if farther is not None:
             (found, index_score, no_index), (cards, problems, index_like) = farther
@@ -303,7 +305,7 @@ class CardReader:
             decided = self._decide(*closer, expected, starter)
             if farther is None or len(decided[0]) > len(cards):  # the farther look's cards stay if as many
                 (found, _, no_index), (cards, problems, index_like) = closer, decided
-        elif not none_read and expected is not None and _cards_read(cards) < expected:
+        elif not none_read and expected is not None and _cards_read(cards, self.conf) < expected:
             # Cards missing from the count, or made up by guesses, and no closer look taken (the
             # print is large, or the count is filled): they may be larger than the finder learnt.
             farther = self._farther_look(image, expected, starter, cards)
@@ -333,9 +335,12 @@ class CardReader:
                        tuple(tuple(map(float, b)) for b in marks), tuple(guesses))
 
 
-def _cards_read(cards: list[SeenCard]) -> int:
-    """How many cards were read, not guessed to make up the count."""
-    return sum(not card.guessed for card in cards)
+def _cards_read(cards: list[SeenCard], conf: float) -> int:
+    """How many cards were read from a box at the line ``conf``: not guessed to make up the
+    count, nor read only from two corners too weak alone (``corners._read_corner_pairs``), which
+    another look may read better (two of the real index crops were read so as a QH, where the
+    farther look read their 6D surely)."""
+    return sum(not card.guessed and card.confidence >= conf for card in cards)
 
 
 def _by_face(image: np.ndarray, cards: list[SeenCard], expected: int | None, classifier) -> SeenCard | None:

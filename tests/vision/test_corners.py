@@ -178,6 +178,39 @@ def test_a_missing_card_is_filled_from_the_likeliest_unread_index_as_a_guess():
     assert [c.guessed for c in cards] == [False, False, False, False, True]  # a question, not a card
 
 
+def test_two_blurred_corners_that_agree_read_a_missing_card_unsure_and_counted():
+    # Each corner alone is under the line; together (0.4 x 0.35 against 0.25 x 0.3 for the
+    # 8S) the 8C has 0.65 of their reading.
+    hand = [*card(100, 100, "5C"), *card(400, 100, "6C"),
+            (700, 100, {"8C": 0.4, "8S": 0.25}), (850, 320, {"8C": 0.35, "8S": 0.3})]
+    cards, _ = cards_from_corners(detections(*hand), conf=0.5, expected=3, index_like=np.ones(6, bool))
+    eight = cards[-1]
+    assert (eight.card, len(eight.boxes), eight.unsure, eight.guessed) == ("8C", 2, True, False)
+
+
+def test_two_blurred_corners_that_disagree_are_only_a_guess():
+    # 0.12, 0.12 and 0.09 of their reading: no card has half of it.
+    hand = [*card(100, 100, "5C"), (700, 100, {"8C": 0.4, "9C": 0.3, "7C": 0.3}),
+            (850, 320, {"9C": 0.4, "8C": 0.3, "7C": 0.3})]
+    cards, _ = cards_from_corners(detections(*hand), conf=0.5, expected=2, index_like=np.ones(4, bool))
+    assert [(c.card, c.guessed) for c in cards] == [("5C", False), ("8C", True)]
+
+
+@pytest.mark.parametrize("apart", [(30, 0), (900, 900)], ids=["the same index", "two cards apart"])
+def test_weak_boxes_that_cannot_be_one_cards_corners_are_not_read_together(apart):
+    dx, dy = apart
+    hand = [(700, 100, {"8C": 0.4, "8S": 0.1}), (700 + dx, 100 + dy, {"8C": 0.4, "8S": 0.1})]
+    cards, _ = cards_from_corners(detections(*hand), conf=0.5, expected=1, index_like=np.ones(2, bool))
+    assert [(c.card, c.guessed) for c in cards] == [("8C", True)]
+
+
+def test_corners_that_agree_on_a_card_already_read_read_no_other():
+    # The 8C is read; two weak boxes reading it (and the 8S a little) are not an 8S.
+    hand = [*card(100, 100, "8C"), (700, 100, {"8C": 0.45, "8S": 0.2}), (850, 320, {"8C": 0.45, "8S": 0.2})]
+    cards, _ = cards_from_corners(detections(*hand), conf=0.5, expected=2, index_like=np.ones(4, bool))
+    assert [c.card for c in cards if not c.guessed] == ["8C"]
+
+
 def test_a_second_reading_of_a_card_seen_twice_is_unsure_but_no_guess():
     found = detections((100, 100, {"7H": 0.9}), (150, 100, {"7H": 0.8, "7D": 0.4}))
     cards, _ = cards_from_corners(found, expected=2)
