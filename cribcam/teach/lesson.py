@@ -331,12 +331,27 @@ def _fit_heads(cards: np.ndarray, features: np.ndarray, lesson: dict, settings: 
     mean, scale = standardise(x)
     z = ((x - mean) / scale).astype(np.float32)
     index = rank != NO_INDEX
-    rank_weights, rank_bias = fit_softmax(z, rank, weight, rank_prior, settings.decay, settings.steps)
+    # The rank head's correction is fitted on the features with the suits' mean directions taken
+    # out, so that it cannot read a letter by the suit beside it: a lesson of hearts and clubs
+    # otherwise taught the Dutch queen's V as a queen beside a heart or a club, and read it as an
+    # ace beside a spade (models/HISTORY.md, "A taught rank head blind to the suit").
+    suits = suit_directions(z[index], suit[index])
+    rank_weights, rank_bias = fit_softmax(z - (z @ suits) @ suits.T, rank, weight, rank_prior, settings.decay,
+                                          settings.steps)
+    rank_weights -= suits @ (suits.T @ rank_weights)  # the same map on z as on z with its suits taken out
     suit_weights, suit_bias = fit_softmax(z[index], suit[index], weight[index], suit_prior[index], settings.decay,
                                           settings.steps)
     np.savez(out, mean=mean, scale=scale, rank_weights=rank_weights, rank_bias=rank_bias,
              suit_weights=suit_weights, suit_bias=suit_bias, classifier=fingerprint,
              texts=np.array(texts))
+
+
+def suit_directions(z: np.ndarray, suit: np.ndarray) -> np.ndarray:
+    """(F, k) orthonormal directions along which the mean features of each suit in ``suit`` differ
+    (k at most one fewer than the suits)."""
+    means = np.stack([z[suit == s].mean(axis=0) for s in np.unique(suit)])
+    _, singular, directions = np.linalg.svd(means - means.mean(axis=0), full_matrices=False)
+    return directions[singular > 1e-6 * singular.max(initial=0.0)].T.astype(np.float32)
 
 
 def _ranks_shown_on(labels: dict) -> dict:

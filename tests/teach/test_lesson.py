@@ -48,6 +48,40 @@ def test_a_fit_learns_what_its_offset_gets_wrong_and_keeps_what_it_gets_right():
     assert np.abs(weights).max() < 0.1 and np.abs(bias).max() < 0.1
 
 
+def test_the_suit_directions_span_where_the_suits_mean_features_differ():
+    rng = np.random.default_rng(0)
+    suit = rng.integers(0, 4, 800)
+    z = rng.normal(size=(800, 6)).astype(np.float32)
+    z[:, 2] += 3.0 * suit
+    z[:, 4] += 2.0 * (suit % 2)
+    directions = lesson.suit_directions(z, suit)
+    assert directions.shape[1] <= 3
+    assert np.allclose(directions.T @ directions, np.eye(directions.shape[1]), atol=1e-5)
+    means = np.stack([z[suit == s].mean(axis=0) for s in range(4)])
+    gaps = means - means.mean(axis=0)
+    assert np.allclose(gaps - gaps @ directions @ directions.T, 0.0, atol=1e-4)
+
+
+def test_a_taught_rank_head_reads_a_crop_alike_whatever_its_suits_mean_features(tmp_path):
+    # The lesson's rank correction sees no suit: moving a crop's features along the suits'
+    # mean directions moves no rank logit, while the suit correction does see them.
+    rng = np.random.default_rng(1)
+    n, width = 600, 8
+    rank, suit = rng.integers(0, 13, n), rng.integers(0, 4, n)
+    features = rng.normal(size=(2, n, width)).astype(np.float32)
+    features[..., 0] += rank  # the rank, and the suit, where the features show them
+    features[..., 1] += 2.0 * suit
+    cards = np.full((2, n, 53), 1.0 / 53, np.float32)
+    taught = {"rank": rank, "suit": suit, "weight": np.ones(n)}
+    out = tmp_path / "heads.npz"
+    lesson._fit_heads(cards, features, taught, lesson.Settings(steps=100), "fingerprint", tuple("A23456789TJQK"), out)
+    heads = np.load(out)
+    z = (features.reshape(-1, width) - heads["mean"]) / heads["scale"]
+    directions = lesson.suit_directions(z, np.tile(suit, 2))
+    assert np.abs(directions.T @ heads["rank_weights"]).max() < 1e-4
+    assert np.abs(directions.T @ heads["suit_weights"]).max() > 0.01
+
+
 def test_a_lesson_weighs_the_players_crops_negatives_and_rehearsal_as_set(shipped_models, layouts, tmp_path):
     import cv2
 
