@@ -7,7 +7,8 @@ middle of a 640 x 480 frame cut from the generator's 640 square scene, turned an
 tilted a little, ``CARD_PX`` pixels wide; then the webcam: darker (a gain and a gamma), blurred (defocus or a motion smear), sensor noise, a low JPEG quality. The seed is
 fixed, so every run draws the same photos.
 
-Each photo is read as `cribcam eval --count-given` reads it (one card expected):
+Each photo is read with one card expected, as a page that knows it shows one card reads it; with
+``--no-count``, as `cribcam eval` reads a photo of one card (no count given, as a hand's is):
 - right: the card, and only it, read; wrong: something else read (``wrong_unwarned``: of those,
   the readings that warned of nothing, no card unsure and no problem); not read: no card;
   ``read_by_face``: the same for the readings the face decided (problem ``read_by_face``);
@@ -20,7 +21,7 @@ reading, 0.875 with it.
 
 Run from the repository root:
 
-    python bench/dim_webcam_singles.py [--seed 49] [--split heldout] [--save DIR] [--out FILE.json]
+    python bench/dim_webcam_singles.py [--seed 49] [--split heldout] [--no-count] [--save DIR] [--out FILE.json]
 """
 
 from __future__ import annotations
@@ -101,6 +102,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=49)
     parser.add_argument("--split", choices=("heldout", "train"), default="heldout",
                         help="the designs drawn (train: to choose thresholds on)")
+    parser.add_argument("--no-count", action="store_true",
+                        help="read each photo without its count, as `cribcam eval` reads a photo of one card")
     parser.add_argument("--model", type=Path, help="models to read with (default: the bundled ones)")
     parser.add_argument("--save", type=Path, help="a folder to write the photos to, to look at")
     parser.add_argument("--out", type=Path, help="a JSON file for the figures")
@@ -113,7 +116,7 @@ def main() -> None:
         if args.save:
             args.save.mkdir(parents=True, exist_ok=True)
             cv2.imwrite(str(args.save / f"{n:03d}-{design}-{code}.jpg"), image)
-        reading = reader.read(image, expected=1)
+        reading = reader.read(image, expected=None if args.no_count else 1)
         said = verdict(code, reading.codes)
         tally[said] += 1
         by_design.setdefault(design, Counter())[said] += 1
@@ -128,7 +131,8 @@ def main() -> None:
         elif read_face(image, reader.classifier) is not None:
             face["ace or court counted"] += 1
     cards = sum(tally.values())
-    figures = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "seed": args.seed, "split": args.split, "cards": cards,
+    figures = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "seed": args.seed, "split": args.split,
+               "count_given": not args.no_count, "cards": cards,
                "right": round(tally["right"] / cards, 3), "reader": dict(tally), "wrong_unwarned": wrong_unwarned,
                "read_by_face": dict(face_decided), "face_alone": dict(face),
                "by_kind": {k: dict(v) for k, v in by_kind.items()},

@@ -204,6 +204,15 @@ def test_weak_boxes_that_cannot_be_one_cards_corners_are_not_read_together(apart
     assert [(c.card, c.guessed) for c in cards] == [("8C", True)]
 
 
+def test_without_a_count_two_blurred_corners_read_a_card_only_where_nothing_else_is_read():
+    pair = [(700, 100, {"8C": 0.4, "8S": 0.25}), (850, 320, {"8C": 0.35, "8S": 0.3})]
+    cards, _ = cards_from_corners(detections(*pair), conf=0.5, index_like=np.ones(2, bool))
+    assert [(c.card, c.unsure, c.guessed) for c in cards] == [("8C", True, False)]
+    # Beside a card read, with no count to say one is missing, they are left unread.
+    cards, _ = cards_from_corners(detections(*card(100, 100, "5C"), *pair), conf=0.5, index_like=np.ones(4, bool))
+    assert [c.card for c in cards] == ["5C"]
+
+
 def test_corners_that_agree_on_a_card_already_read_read_no_other():
     # The 8C is read; two weak boxes reading it (and the 8S a little) are not an 8S.
     hand = [*card(100, 100, "8C"), (700, 100, {"8C": 0.45, "8S": 0.2}), (850, 320, {"8C": 0.45, "8S": 0.2})]
