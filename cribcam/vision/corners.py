@@ -114,8 +114,7 @@ def cards_from_corners(found: Detections, conf: float = 0.25, expected: int | No
         if left_out:
             problems.append(_more_than_expected(expected, [str(card) for card in left_out]))
         if unread is not None:
-            _read_corner_pairs(cards, found, expected, unread, conf)
-            _fill(cards, found, expected, unread[~np.isin(unread, [b for c in cards for b in c.boxes])])
+            _fill(cards, found, expected, _read_corner_pairs(cards, found, expected, unread, conf))
         if at_most:
             problems += _doubt_flips(cards, found)
     seen = [_seen(card, found) for card in cards]
@@ -292,18 +291,20 @@ def _merge(cards: list[_Card], found: Detections, keep: _Card, drop: _Card) -> N
 
 
 def _read_corner_pairs(cards: list[_Card], found: Detections, expected: int, candidates: np.ndarray,
-                       conf: float) -> None:
+                       conf: float) -> np.ndarray:
     """Reads missing cards (with no count, ``expected`` 1 where nothing was read) from pairs of
     likely indices no card claims that can be two printed corners of one card (two blurred looks
     at it, neither read alone): the pair's reading is their probabilities multiplied, and a card
     still free whose share of it is at least ``conf`` (the line one box must reach) is read, best
     first. It is unsure (each corner alone was under ``conf``): the player is asked to check it.
-    With the count given, chosen on the choosing sets against
-    guessing from one box (``_fill``), lines of 0.5 to 0.7 and none: synth-choose read
-    0.662 -> 0.676 of its hands exactly, the training designs' dim webcam singles 774 -> 790 of
-    832 cards right (wrong 11 -> 21, all marked unsure), misreadings without a warning the same
-    (models/HISTORY.md, "Two blurred corners of one card"); without one, only where nothing else
-    is read, the dim singles read without a count 764 -> 779 right (wrong 26 -> 34)."""
+    Returns the ``candidates`` no pair read.
+
+    With the count given, chosen on the choosing sets against guessing from one box (``_fill``),
+    lines of 0.5 to 0.7 and none: synth-choose read 0.662 -> 0.676 of its hands exactly, the
+    training designs' dim webcam singles 774 -> 790 of 832 cards right (wrong 11 -> 21, all
+    marked unsure), misreadings without a warning the same; without a count, only where nothing
+    else is read, those singles read 764 -> 779 right (wrong 26 -> 34) (models/HISTORY.md, "Two
+    blurred corners of one card")."""
     while len(cards) < expected:
         taken = [c.class_id for c in cards]
         best, best_share = None, conf
@@ -318,16 +319,16 @@ def _read_corner_pairs(cards: list[_Card], found: Detections, expected: int, can
                     continue
                 # The share of all their reading, not of the free cards': two looks at a card
                 # already read are no other card.
-                share = joint / joint.sum()
-                share[taken] = 0.0
-                card = int(share.argmax())
-                share = float(share[card])
-                if share >= best_share:
-                    best, best_share = _Card(card, [int(a), int(b)]), share
+                shares = joint / joint.sum()
+                shares[taken] = 0.0
+                card = int(shares.argmax())
+                if shares[card] >= best_share:
+                    best, best_share = _Card(card, [int(a), int(b)]), float(shares[card])
         if best is None:
-            return
+            break
         cards.append(best)
         candidates = candidates[~np.isin(candidates, best.boxes)]
+    return candidates
 
 
 def _claimed_by(cards: list[_Card], found: Detections, box: int) -> bool:
