@@ -16,7 +16,9 @@ the commonest error seen). The decision here:
    two cards of the same rank whose corners lie as far apart as a card's opposite corners.
    Without a known count only a lone flip is merged: two cards of one rank and colour, the
    only two read (a card photographed alone; real phone photos of single cards came back
-   with a phantom second card). Otherwise nothing is merged without a count: in a photo of
+   with a phantom second card), or two read in two corners of the one card-shaped outline the
+   photo shows (``_one_card_read_twice``: a 6 upside down read as a 9, a heart as a spade),
+   read together, unsure. Otherwise nothing is merged without a count: in a photo of
    many cards (a spread, a table), same-rank neighbours often lie that far apart, and
    merging them lost real cards (on the real validation photos' crowded desk, 0.50 of the
    cards read with a default limit of six, 0.58 without; no set read less precisely for it).
@@ -71,6 +73,10 @@ UNSURE_CONF = 0.70
 # card's pips or art (``_drop_unsure_on_faces``; chosen on the real training photos, "Run 9").
 FACE_PHANTOM_CONF = 0.75
 FACE_INSET = 0.1  # of a card's corner-to-corner span, each side: what lies within is its face
+# An index's centre lies within this share of its card's width and of its length from the
+# card's corner (about 0.1 to 0.15 on the rendered decks; blur and the outline's slack the rest).
+CORNER_REACH = 0.3
+OUTLINE_SLACK = 0.1  # of its sides: how far beyond a card's outline as found its print may lie (blur)
 MORE_NAMED = 3  # cards left out beyond the count that a problem names; more are only counted
 
 
@@ -83,8 +89,8 @@ class _Card:
 
 
 def cards_from_corners(found: Detections, conf: float = 0.25, expected: int | None = None,
-                       index_like: np.ndarray | None = None, at_most: bool = False
-                       ) -> tuple[list[SeenCard], list[Problem]]:
+                       index_like: np.ndarray | None = None, at_most: bool = False,
+                       outline: np.ndarray | None = None) -> tuple[list[SeenCard], list[Problem]]:
     """Decides which cards the corner boxes show.
 
     Args:
@@ -96,6 +102,9 @@ def cards_from_corners(found: Detections, conf: float = 0.25, expected: int | No
             sure of it, the classifier not sure it is none); only such boxes fill a missing card.
         at_most: ``expected`` is only the most the photo may hold (the cards dealt to a player),
             so a card too many does not show in the count (``_doubt_flips``).
+        outline: without a count, where the photo shows one card, its outline's corners
+            (``pips.card_outline``): two cards read in two of its corners are that card's
+            indices read two ways (``_one_card_read_twice``).
 
     Returns:
         The cards, left to right, and the problems noticed on the way.
@@ -106,6 +115,8 @@ def cards_from_corners(found: Detections, conf: float = 0.25, expected: int | No
     if expected is None:
         if len(cards) == 2:
             _merge_lone_flip(cards, found)
+        if outline is not None:
+            _one_card_read_twice(cards, found, outline)
         _drop_unsure_on_faces(cards, found)
         if not cards and unread is not None:  # nothing read: one card's two blurred corners, say
             _read_corner_pairs(cards, found, 1, unread, conf)
@@ -261,6 +272,35 @@ def _merge_lone_flip(cards: list[_Card], found: Detections) -> None:
     pair = _likeliest_flip(cards, found)
     if pair is not None and len({CARD_CODES[card.class_id][1] in RED_SUITS for card in pair}) == 1:
         _merge(cards, found, *pair)
+
+
+def _one_card_read_twice(cards: list[_Card], found: Detections, outline: np.ndarray) -> None:
+    """Makes the only two cards read one where every box of theirs lies in a corner of one
+    card's ``outline`` (``corner_of``), the two cards' in different corners: the card's own
+    indices, read as two cards (a 6 upside down read as a 9, a heart as a spade). It is read from
+    all their boxes together, their probabilities multiplied, and is unsure: its corners disagreed.
+    Without the outline nothing tells one card from two laid corner to corner."""
+    if len(cards) != 2 or any(card.guessed for card in cards):
+        return
+    where = [{corner_of(outline, found.centers[box]) for box in card.boxes} for card in cards]
+    if None in where[0] | where[1] or where[0] & where[1]:
+        return
+    boxes = cards[0].boxes + cards[1].boxes
+    joint = np.prod(found.scores[boxes].astype(np.float64), axis=0)
+    cards[:] = [_Card(int(joint.argmax()), boxes, guessed=True)]
+
+
+def corner_of(outline: np.ndarray, point: np.ndarray) -> int | None:
+    """Which corner (0 to 3, as ``outline``'s rows go round) of the card ``outline`` (four
+    corners of a rectangle, ``pips.card_outline``) ``point`` lies in, within ``CORNER_REACH`` of
+    its sides; None when it lies elsewhere, on the card's face or off it."""
+    origin, along, across = outline[0], outline[1] - outline[0], outline[3] - outline[0]
+    u, v = (float(np.dot(point - origin, side) / max(np.dot(side, side), 1e-6)) for side in (along, across))
+    if not (-OUTLINE_SLACK <= u <= 1 + OUTLINE_SLACK and -OUTLINE_SLACK <= v <= 1 + OUTLINE_SLACK):
+        return None
+    if CORNER_REACH < u < 1 - CORNER_REACH or CORNER_REACH < v < 1 - CORNER_REACH:
+        return None
+    return {(False, False): 0, (True, False): 1, (True, True): 2, (False, True): 3}[(u > 0.5, v > 0.5)]
 
 
 def _doubt_flips(cards: list[_Card], found: Detections) -> list[Problem]:

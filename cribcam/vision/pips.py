@@ -207,24 +207,34 @@ def _shape(blob: np.ndarray) -> tuple[float, float, int]:
     return symmetry, (area / hull if hull > 0 else 0.0), int((depths > NOTCH * np.sqrt(area)).sum())
 
 
-def _card_face(image: np.ndarray) -> tuple[np.ndarray, tuple[float, float, float, float]] | None:
-    """The largest card-shaped region of a BGR photo clear of its border, warped upright to
-    ``FACE_WIDTH`` by ``FACE_HEIGHT``, and its box in the photo; None when there is none. The shapes tried: what is
-    brighter than the photo's threshold (a card on a dark table), and what its edges close (a
-    card on a light one)."""
+def card_outline(image: np.ndarray) -> np.ndarray | None:
+    """The corners of the largest card-shaped region of a BGR photo clear of its border, as four
+    (x, y) rows going round it from a short side's end (bottom-left, top-left, top-right,
+    bottom-right of the card stood upright, its long side up); None when there is none. The
+    shapes tried: what is brighter than the photo's threshold (a card on a dark table), and what
+    its edges close (a card on a light one)."""
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     smooth = cv2.GaussianBlur(grey, (5, 5), 0)
     _, bright = cv2.threshold(smooth, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     bright = cv2.morphologyEx(bright, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
-    edges = cv2.dilate(cv2.Canny(smooth, 20, 50), np.ones((3, 3), np.uint8))
     best = _card_shape(cv2.findContours(bright, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0], grey.shape)
     if best is None:
+        edges = cv2.dilate(cv2.Canny(smooth, 20, 50), np.ones((3, 3), np.uint8))
         best = _card_shape(cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)[0], grey.shape)
     if best is None:
         return None
     corners = cv2.boxPoints(best).astype(np.float32)  # bottom-left, top-left, top-right, bottom-right
     if best[1][0] > best[1][1]:  # the long side upright
         corners = np.roll(corners, -1, axis=0)
+    return corners
+
+
+def _card_face(image: np.ndarray) -> tuple[np.ndarray, tuple[float, float, float, float]] | None:
+    """The card of ``card_outline`` warped upright to ``FACE_WIDTH`` by ``FACE_HEIGHT``, and its
+    box in the photo; None when there is none."""
+    corners = card_outline(image)
+    if corners is None:
+        return None
     target = np.float32([[0, FACE_HEIGHT], [0, 0], [FACE_WIDTH, 0], [FACE_WIDTH, FACE_HEIGHT]])
     colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     box = (*map(float, corners.min(axis=0)), *map(float, corners.max(axis=0)))

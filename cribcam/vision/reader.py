@@ -19,7 +19,7 @@ from cribcam.vision.corners import card_faces, cards_from_corners
 from cribcam.vision.detections import NUM_CLASSES, Detections, box_iou, holds, suppress
 from cribcam.vision.finder import IndexFinder
 from cribcam.vision.models import ModelMissingError, model_files, rank_reader_file
-from cribcam.vision.pips import read_face
+from cribcam.vision.pips import card_outline, read_face
 from cribcam.vision.rank_reader import RankReader, with_rank_opinion
 from cribcam.vision.reading import (
     CARD_UNREADABLE,
@@ -217,7 +217,7 @@ class CardReader:
         unclaimed = any(tuple(map(float, box)) not in claimed for box in seen[0].xyxy[index_like])
         # A card read only from two corners too weak alone is left to the whole look too.
         counted = expected is None or _cards_read(cards, self.conf) == len(cards) == expected
-        if cards and counted and not unclaimed and float(np.median(read.short_sides)) * at_quick >= least:
+        if cards and counted and not unclaimed and len(read) and float(np.median(read.short_sides)) * at_quick >= least:
             return seen, decided
         return None
 
@@ -265,12 +265,13 @@ class CardReader:
         return (seen, decided) if better else None
 
     def _decide(self, found: Detections, index_score: np.ndarray, no_index: np.ndarray, expected: int | None,
-                starter: bool) -> tuple[list[SeenCard], list[Problem], np.ndarray]:
-        """The cards of ``detect``'s boxes (``cards_from_corners``), their problems, and which
-        boxes look like an index (an unread one is a card that could not be read)."""
+                starter: bool, outline: np.ndarray | None = None) -> tuple[list[SeenCard], list[Problem], np.ndarray]:
+        """The cards of ``detect``'s boxes (``cards_from_corners``; ``outline``: the one card's
+        outline, where the photo shows one), their problems, and which boxes look like an index
+        (an unread one is a card that could not be read)."""
         index_like = (index_score >= UNREADABLE_FINDER) & (no_index < UNREADABLE_NONE)
         cards, problems = cards_from_corners(found, self.conf, expected, index_like if starter else None,
-                                             at_most=not starter)
+                                             at_most=not starter, outline=outline)
         return cards, problems, index_like
 
     def read(self, image: np.ndarray | None, expected: int | None = None, starter: bool = True) -> Reading:
@@ -304,13 +305,17 @@ class CardReader:
             closer = self._closer_look(image, whole, found)
             decided = self._decide(*closer, expected, starter)
             if farther is None or len(decided[0]) > len(cards):  # the farther look's cards stay if as many
-                (found, _, no_index), (cards, problems, index_like) = closer, decided
+                (found, index_score, no_index), (cards, problems, index_like) = closer, decided
         elif not none_read and expected is not None and _cards_read(cards, self.conf) < expected:
             # Cards missing from the count, or made up by guesses, and no closer look taken (the
             # print is large, or the count is filled): they may be larger than the finder learnt.
             farther = self._farther_look(image, expected, starter, cards)
             if farther is not None:
                 (found, index_score, no_index), (cards, problems, index_like) = farther
+        if expected is None and len(cards) == 2:
+            outline = card_outline(image)  # one card's two corners, read as two cards?
+            if outline is not None:
+                cards, problems, index_like = self._decide(found, index_score, no_index, expected, starter, outline)
         # With every card read, index-like marks are pips and art.
         marks = _marks(found[(found.confidence < self.conf) & index_like & (no_index < MARK_NONE)], cards) \
             if expected is None or len(cards) < expected else np.zeros((0, 4))

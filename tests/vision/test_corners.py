@@ -242,6 +242,29 @@ def test_four_printed_corners_make_one_card():
     assert [(c.card, len(c.boxes)) for c in cards] == [("QS", 4), ("3H", 2)] and problems == []
 
 
+# A card 170 wide and 260 long, its top-left corner at (80, 70): the corners as
+# ``pips.card_outline`` gives them (bottom-left, top-left, top-right, bottom-right).
+OUTLINE = np.float32([[80, 330], [80, 70], [250, 70], [250, 330]])
+
+
+def test_two_cards_read_in_one_cards_corners_are_that_card_read_twice():
+    # A 6C whose far corner, upside down, reads 9C: in the corners of one card's outline, one card.
+    found = detections((100, 100, {"6C": 0.9, "9C": 0.08}), (230, 300, {"9C": 0.85, "6C": 0.12}))
+    cards, _ = cards_from_corners(found, outline=OUTLINE)
+    assert [c.card for c in cards] == ["6C"] and cards[0].unsure and not cards[0].guessed
+    assert len(cards[0].boxes) == 2
+    # Without the outline they are two cards: nothing tells them from two laid corner to corner.
+    assert sorted(codes(found)) == ["6C", "9C"]
+
+
+def test_a_card_on_the_face_or_beyond_the_outline_is_another_card():
+    on_face = detections((100, 100, {"6C": 0.9}), (165, 200, {"9C": 0.9}))
+    beyond = detections((100, 100, {"6C": 0.9}), (330, 300, {"9C": 0.9}))
+    same_corner = detections((100, 100, {"6C": 0.9}), (100, 160, {"9C": 0.9}))
+    for found in (on_face, beyond, same_corner):
+        assert sorted(codes(found, outline=OUTLINE)) == ["6C", "9C"]
+
+
 def test_an_unsure_reading_of_a_pip_on_a_card_alone_is_no_second_card():
     pip = (175, 210, {"4H": 0.6})  # the middle of the 9H's face, read unsurely as a 4H
     assert codes(detections(*card(100, 100, "9H"), pip)) == ["9H"]

@@ -5,7 +5,8 @@ import cv2
 import numpy as np
 import pytest
 
-from cribcam.vision.pips import count_pips, read_face
+from cribcam.vision.corners import corner_of
+from cribcam.vision.pips import card_outline, count_pips, read_face
 from image_tools import NINE, SIX, blurred_card, drawn_card
 
 
@@ -32,6 +33,19 @@ def test_what_cannot_be_counted_is_said_so():
     image, boxes = drawn_card(SIX)
     assert count_pips(image, boxes[:1]) is None  # one corner: no face between corners
     assert count_pips(np.full((640, 640, 3), 235, np.uint8), boxes) is None  # no print at all
+
+
+@pytest.mark.parametrize("angle", [0, 20, -35, 90, 160])
+def test_a_cards_outline_puts_its_two_indices_in_opposite_corners(angle):
+    image, boxes = drawn_card(SIX, angle)
+    outline = card_outline(image)
+    assert outline is not None and outline.shape == (4, 2)
+    sides = np.linalg.norm(outline[1] - outline[0]), np.linalg.norm(outline[3] - outline[0])
+    assert sides[0] > sides[1]  # the first side is the long one
+    where = [corner_of(outline, np.array([(x1 + x2) / 2, (y1 + y2) / 2])) for x1, y1, x2, y2 in boxes]
+    assert None not in where and abs(where[0] - where[1]) == 2
+    assert corner_of(outline, outline.mean(axis=0)) is None  # the middle of its face
+    assert card_outline(np.full((640, 640, 3), 60, np.uint8)) is None
 
 
 def test_a_held_out_designs_sixes_and_nines_are_counted_as_printed(heldout_decks):

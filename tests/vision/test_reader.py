@@ -218,6 +218,18 @@ def test_a_corner_its_face_contradicts_is_said_so(reader, heldout_decks, monkeyp
         "the 2H was read from its pips, not the 7H its corner reads: check it, or tap it to fix it"]
 
 
+@pytest.mark.parametrize("code", ["6C", "8H"])
+def test_one_cards_corners_read_as_two_cards_are_that_card_unsure(reader, heldout_decks, monkeypatch, code):
+    # This design prints its lower index upright: that corner reads a 6 as a 9, and a heart as a spade.
+    egyptians = next(deck for deck in heldout_decks if deck.name == "kde-svg-ancient-egyptians")
+    image, _ = blurred_card(egyptians, code, sigma=2.5)
+    reading = reader.read(image)
+    assert reading.codes == [code] and reading.cards[0].unsure and len(reading.cards[0].boxes) == 2
+    # Read without the card's outline, they are two cards: nothing else tells one from two.
+    monkeypatch.setattr("cribcam.vision.reader.card_outline", lambda image: None)
+    assert len(reader.read(image).codes) == 2
+
+
 def test_the_face_is_not_read_in_a_photo_of_a_hand(reader, heldout_decks, monkeypatch):
     image, _ = blurred_card(_bellot(heldout_decks), "8D")
     monkeypatch.setattr("cribcam.vision.reader.read_face", lambda image, classifier: pytest.fail("a hand's face read"))
