@@ -76,7 +76,6 @@ FACE_INSET = 0.1  # of a card's corner-to-corner span, each side: what lies with
 # An index's centre lies within this share of its card's width and of its length from the
 # card's corner (about 0.1 to 0.15 on the rendered decks; blur and the outline's slack the rest).
 CORNER_REACH = 0.3
-OUTLINE_SLACK = 0.1  # of its sides: how far beyond a card's outline as found its print may lie (blur)
 MORE_NAMED = 3  # cards left out beyond the count that a problem names; more are only counted
 
 
@@ -296,7 +295,7 @@ def corner_of(outline: np.ndarray, point: np.ndarray) -> int | None:
     its sides; None when it lies elsewhere, on the card's face or off it."""
     origin, along, across = outline[0], outline[1] - outline[0], outline[3] - outline[0]
     u, v = (float(np.dot(point - origin, side) / max(np.dot(side, side), 1e-6)) for side in (along, across))
-    if not (-OUTLINE_SLACK <= u <= 1 + OUTLINE_SLACK and -OUTLINE_SLACK <= v <= 1 + OUTLINE_SLACK):
+    if not (0.0 <= u <= 1.0 and 0.0 <= v <= 1.0):  # off the card: another card's index peeking out, say
         return None
     if CORNER_REACH < u < 1 - CORNER_REACH or CORNER_REACH < v < 1 - CORNER_REACH:
         return None

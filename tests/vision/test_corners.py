@@ -260,8 +260,9 @@ def test_two_cards_read_in_one_cards_corners_are_that_card_read_twice():
 def test_a_card_on_the_face_or_beyond_the_outline_is_another_card():
     on_face = detections((100, 100, {"6C": 0.9}), (165, 200, {"9C": 0.9}))
     beyond = detections((100, 100, {"6C": 0.9}), (330, 300, {"9C": 0.9}))
+    peeking = detections((230, 300, {"6C": 0.9}), (72, 100, {"9C": 0.9}))  # a card under it, fanned out
     same_corner = detections((100, 100, {"6C": 0.9}), (100, 160, {"9C": 0.9}))
-    for found in (on_face, beyond, same_corner):
+    for found in (on_face, beyond, peeking, same_corner):
         assert sorted(codes(found, outline=OUTLINE)) == ["6C", "9C"]
 
 
