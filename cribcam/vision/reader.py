@@ -324,8 +324,7 @@ class CardReader:
         cards = [card for card in cards if not card.guessed]
         by_face = _by_face(image, cards, expected, self.classifier)
         if by_face is not None:  # the face's card stands for the guesses and the marks
-            against = f", not the {cards[0].card} its corner reads" if cards and not cards[0].unsure else \
-                " alone, its corners could not be read"
+            against = _against_the_corners(cards)
             cards, guesses, marks = [by_face], [], np.zeros((0, 4))
             problems = [problem for problem in problems if problem.code != CARD_UNREADABLE]
             problems.append(Problem(READ_BY_FACE, f"the {by_face.card} was read from its pips{against}: "
@@ -370,6 +369,18 @@ def _by_face(image: np.ndarray, cards: list[SeenCard], expected: int | None, cla
         if agrees:
             return None
     return SeenCard(card, 0.0, (box,), unsure=True)
+
+
+def _against_the_corners(cards: list[SeenCard]) -> str:
+    """What a card read by its face stands against, for its problem's message: the card its
+    corners read (unsurely, where so), or no corner read at all."""
+    if not cards:
+        return " alone, its corners could not be read"
+    corner = cards[0]
+    if not corner.unsure:
+        return f", not the {corner.card} its corner reads"
+    read = "its corner reads" if len(corner.boxes) == 1 else "its corners read"
+    return f", not the {corner.card} {read} unsurely"
 
 
 def _as_bgr(image: np.ndarray) -> np.ndarray:

@@ -225,6 +225,11 @@ def test_one_cards_corners_read_as_two_cards_are_that_card_unsure(reader, heldou
     image, _ = blurred_card(egyptians, code, sigma=2.5)
     reading = reader.read(image)
     assert reading.codes == [code] and reading.cards[0].unsure and len(reading.cards[0].boxes) == 2
+    # Where its face counts another card, the face's card is asked, said against both corners.
+    with monkeypatch.context() as patched:
+        patched.setattr("cribcam.vision.reader.read_face", lambda image, classifier: ("2H", (0.0, 0.0, 9.0, 9.0)))
+        assert [p.message for p in reader.read(image).problems if p.code == READ_BY_FACE] == [
+            f"the 2H was read from its pips, not the {code} its corners read unsurely: check it, or tap it to fix it"]
     # Read without the card's outline, they are two cards: nothing else tells one from two.
     monkeypatch.setattr("cribcam.vision.reader.card_outline", lambda image: None)
     assert len(reader.read(image).codes) == 2
