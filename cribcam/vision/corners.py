@@ -275,15 +275,18 @@ def _merge_lone_flip(cards: list[_Card], found: Detections) -> None:
 
 def _one_card_read_twice(cards: list[_Card], found: Detections, outline: np.ndarray) -> None:
     """Makes the only two cards read one where every box of theirs lies in a corner of one
-    card's ``outline`` (``corner_of``), the two cards' in different corners: the card's own
-    indices, read as two cards (a 6 upside down read as a 9, a heart as a spade). It is read from
-    all their boxes together, their probabilities multiplied, and is unsure: its corners disagreed.
-    Without the outline nothing tells one card from two laid corner to corner."""
+    card's ``outline`` (``corner_of``), the two cards' in opposite corners, where a card prints
+    its two indices: the card's own indices, read as two cards (a 6 upside down read as a 9, a
+    heart as a spade, a blurred Q as a 6). It is read from all their boxes together, their probabilities multiplied,
+    and is unsure: its corners disagreed. Without the outline nothing tells one card from two
+    laid corner to corner."""
     if len(cards) != 2 or any(card.guessed for card in cards):
         return
     where = [{corner_of(outline, found.centers[box]) for box in card.boxes} for card in cards]
     if None in where[0] | where[1] or where[0] & where[1]:
         return
+    if not any((a - b) % 4 == 2 for a in where[0] for b in where[1]):
+        return  # side by side: a card of a pile peeking out beside the top card's index, say
     boxes = cards[0].boxes + cards[1].boxes
     joint = np.prod(found.scores[boxes].astype(np.float64), axis=0)
     cards[:] = [_Card(int(joint.argmax()), boxes, guessed=True)]

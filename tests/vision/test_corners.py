@@ -255,15 +255,19 @@ def test_two_cards_read_in_one_cards_corners_are_that_card_read_twice():
     assert len(cards[0].boxes) == 2
     # Without the outline they are two cards: nothing tells them from two laid corner to corner.
     assert sorted(codes(found)) == ["6C", "9C"]
+    # A suit read two ways is one card too, the likelier suit kept.
+    flipped = detections((100, 100, {"2H": 0.9, "2S": 0.05}), (230, 300, {"2S": 0.6, "2H": 0.3}))
+    assert codes(flipped, outline=OUTLINE) == ["2H"] and sorted(codes(flipped)) == ["2H", "2S"]
 
 
-def test_a_card_on_the_face_or_beyond_the_outline_is_another_card():
+def test_a_card_on_the_face_beyond_the_outline_or_beside_is_another_card():
     on_face = detections((100, 100, {"6C": 0.9}), (165, 200, {"9C": 0.9}))
     beyond = detections((100, 100, {"6C": 0.9}), (330, 300, {"9C": 0.9}))
     peeking = detections((230, 300, {"6C": 0.9}), (72, 100, {"9C": 0.9}))  # a card under it, fanned out
     same_corner = detections((100, 100, {"6C": 0.9}), (100, 160, {"9C": 0.9}))
-    for found in (on_face, beyond, peeking, same_corner):
-        assert sorted(codes(found, outline=OUTLINE)) == ["6C", "9C"]
+    side_by_side = detections((100, 100, {"6C": 0.9}), (230, 100, {"9C": 0.9}))  # a pile's union as the outline
+    for found in (on_face, beyond, peeking, same_corner, side_by_side):
+        assert len(codes(found, outline=OUTLINE)) == 2
 
 
 def test_an_unsure_reading_of_a_pip_on_a_card_alone_is_no_second_card():
