@@ -16,8 +16,8 @@ the commonest error seen). The decision here:
    two cards of the same rank whose corners lie as far apart as a card's opposite corners.
    Without a known count only a lone flip is merged: two cards of one rank and colour, the
    only two read (a card photographed alone; real phone photos of single cards came back
-   with a phantom second card), or two read in two corners of the one card-shaped outline the
-   photo shows (``_one_card_read_twice``: a 6 upside down read as a 9, a heart as a spade),
+   with a phantom second card), or two read in opposite corners of the one card-shaped outline
+   the photo shows (``_one_card_read_twice``: a 6 upside down read as a 9, a heart as a spade),
    read together, unsure. Otherwise nothing is merged without a count: in a photo of
    many cards (a spread, a table), same-rank neighbours often lie that far apart, and
    merging them lost real cards (on the real validation photos' crowded desk, 0.50 of the
