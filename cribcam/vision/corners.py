@@ -102,7 +102,7 @@ def cards_from_corners(found: Detections, conf: float = 0.25, expected: int | No
         at_most: ``expected`` is only the most the photo may hold (the cards dealt to a player),
             so a card too many does not show in the count (``_doubt_flips``).
         outline: without a count, where the photo shows one card, its outline's corners
-            (``pips.card_outline``): two cards read in two of its corners are that card's
+            (``pips.card_outline``): two cards read in its opposite corners are that card's
             indices read two ways (``_one_card_read_twice``).
 
     Returns:
@@ -277,9 +277,9 @@ def _one_card_read_twice(cards: list[_Card], found: Detections, outline: np.ndar
     """Makes the only two cards read one where every box of theirs lies in a corner of one
     card's ``outline`` (``corner_of``), the two cards' in opposite corners, where a card prints
     its two indices: the card's own indices, read as two cards (a 6 upside down read as a 9, a
-    heart as a spade, a blurred Q as a 6). It is read from all their boxes together, their probabilities multiplied,
-    and is unsure: its corners disagreed. Without the outline nothing tells one card from two
-    laid corner to corner."""
+    heart as a spade, a blurred Q as a 6). It is read from all their boxes together, their
+    probabilities multiplied, and is unsure: its corners disagreed. Without the outline nothing
+    tells one card from two laid corner to corner."""
     if len(cards) != 2 or any(card.guessed for card in cards):
         return
     where = [{corner_of(outline, found.centers[box]) for box in card.boxes} for card in cards]
