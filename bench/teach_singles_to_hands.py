@@ -19,10 +19,12 @@ Printed: each split's recall and precision untaught and taught, whether the less
 its own check in the player's words, and the worst split. Run from the repository root (needs
 the ``train`` extra's Pillow and fontTools, and the fonts `bin/install-training-fonts` installs):
 
-    python bench/teach_singles_to_hands.py [--hands 42] [--per-suit 13] [--model DIR] [--out bench-singles.json]
+    python bench/teach_singles_to_hands.py [--hands 42] [--per-suit 13] [--reference] [--model DIR] [--out bench-singles.json]
 
 ``--per-suit N`` photographs N cards of each taught suit only (drawn at random): how many a lesson
-needs.
+needs. ``--reference`` also reads, untaught, the same hands of each drawn deck printed with the
+standard letters (A, J, Q, K) in the same fonts, style and look: what the reader makes of these
+photos where the letters are no question, so the most a lesson of letters could bring them to.
 """
 
 from __future__ import annotations
@@ -134,14 +136,15 @@ def draw_singles(prepared, assets, look: dict, seed: int, folder: Path, per_suit
 
 
 def lettered_decks() -> dict:
-    """Every deck this bench can teach: name -> (how to make the deck, what it prints, style seed).
+    """Every deck this bench can teach: name -> (how to make the deck, what it prints, style seed,
+    how to make the same deck printed with the standard letters, or None for a printed design).
 
     The drawn decks are made from their pinned fonts only when asked for (fontTools, the fonts
     of `bin/install-training-fonts`); the printed designs render from the card art."""
     from cribcam.datagen.card_art import manifest_decks
     from cribcam.datagen.font_decks import ALPHABETS, named_deck
 
-    def drawn(alphabet, rank_font, suit_font):  # the seed draws the deck's style
+    def drawn(alphabet, rank_font, suit_font):  # the seed draws the deck's style, whatever its letters
         return lambda seed: named_deck(rank_font, suit_font, seed, alphabet)
 
     def printed(name):  # the art is as printed, whatever the seed
@@ -149,17 +152,18 @@ def lettered_decks() -> dict:
 
         return lambda seed: next(d for d in load_decks(split="lettered", progress=False) if d.name == name)
 
-    decks = {alphabet: (drawn(alphabet, rank_font, suit_font), ALPHABETS[alphabet], seed)
+    decks = {alphabet: (drawn(alphabet, rank_font, suit_font), ALPHABETS[alphabet], seed, drawn(None, rank_font, suit_font))
              for alphabet, (rank_font, suit_font, seed) in LETTERED.items()}
     for k, entry in enumerate(manifest_decks("lettered")):
-        decks[entry["name"].removeprefix("aisleriot-")] = (printed(entry["name"]), entry["letters"], 10 + k)
+        decks[entry["name"].removeprefix("aisleriot-")] = (printed(entry["name"]), entry["letters"], 10 + k, None)
     return decks
 
 
 def split(name: str, make_deck, letters: dict[str, str], seed: int, hands: int, work: Path, env: dict,
-          per_suit: int = 13) -> dict:
+          per_suit: int = 13, make_reference=None) -> dict:
     """One deck: made (``make_deck(seed)``), taught from its singles, read in hands before and
-    after; ``letters`` is what it prints for the ranks it letters, as a player answers."""
+    after; ``letters`` is what it prints for the ranks it letters, as a player answers. With
+    ``make_reference``, the same hands of that deck (the standard letters) are read untaught too."""
     from cribcam.datagen.assets import make_assets
     from cribcam.datagen.augment import sample_look
 
@@ -180,7 +184,14 @@ def split(name: str, make_deck, letters: dict[str, str], seed: int, hands: int, 
         record, seconds, busy = timed_teach([*taught_from, "--name", name, "--letters", *answers], env)
     before = evaluate(folder / "hands", hand_labels, env)
     after = evaluate(folder / "hands", hand_labels, env, name)
-    return {"deck": deck.name, "look": look["name"], "taught_from": len(singles), "seconds": round(seconds, 1), "loadavg_before_teaching": busy,
+    reference = None
+    if make_reference is not None:  # the same draws: the style, look and scenes come from the seed alone
+        plain = make_assets([make_reference(seed)], seed)
+        (folder / "reference").mkdir()
+        plain_labels = labels_file(folder / "reference.json",
+                                   draw_hands(plain.decks[0], plain, look, hands, seed, folder / "reference"))
+        reference = figures(evaluate(folder / "reference", plain_labels, env)["overall"])
+    return {"reference": reference, "deck": deck.name, "look": look["name"], "taught_from": len(singles), "seconds": round(seconds, 1), "loadavg_before_teaching": busy,
             "letters_asked": [q["said"] for q in asked], "kept": record.get("kept"),
             "checks": record["checks"], "before": figures(before["overall"]), "after": figures(after["overall"]),
             "by_kind_before": {k: figures(v) for k, v in before["subsets"].items()},
@@ -197,6 +208,8 @@ def main() -> None:
     parser.add_argument("--seed-offset", type=int, default=0,
                         help="added to each deck's seed: the same fonts in other styles, looks, singles and hands "
                              "(a set to confirm on, apart from the one a rule was chosen on)")
+    parser.add_argument("--reference", action="store_true",
+                        help="read each drawn deck's hands printed with the standard letters too, untaught")
     decks = lettered_decks()
     parser.add_argument("--only", nargs="+", choices=list(decks), default=list(decks), help="the decks to run")
     args = parser.parse_args()
@@ -207,15 +220,19 @@ def main() -> None:
     results = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "loadavg_before": load(),
                "per_suit": args.per_suit, "seed_offset": args.seed_offset, "splits": {}}
     for name in args.only:
-        make_deck, letters, seed = decks[name]
+        make_deck, letters, seed, make_reference = decks[name]
         try:
-            result = split(name, make_deck, letters, seed + args.seed_offset, args.hands, work, env, args.per_suit)
+            result = split(name, make_deck, letters, seed + args.seed_offset, args.hands, work, env, args.per_suit,
+                           make_reference if args.reference else None)
         except FileNotFoundError as exc:
             sys.exit(f"teach_singles_to_hands: {exc}")
         results["splits"][name] = result
         b, a = result["before"], result["after"]
         print(f"{name} ({result['look']}): untaught {b['recall']:.3f} / {b['precision']:.3f}, taught "
               f"{a['recall']:.3f} / {a['precision']:.3f} (kept: {result['kept']}; {result['seconds']} s)", flush=True)
+        if result["reference"]:
+            r = result["reference"]
+            print(f"{name} in the standard letters, untaught: {r['recall']:.3f} / {r['precision']:.3f}", flush=True)
     worst = min(results["splits"].items(), key=lambda item: min(item[1]["after"]["recall"], item[1]["after"]["precision"]))
     results["worst_split"] = {"deck": worst[0], **worst[1]["after"]}
     results["never_below_untaught"] = all(s["after"]["recall"] >= s["before"]["recall"]
