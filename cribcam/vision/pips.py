@@ -144,7 +144,8 @@ NOTCHED = 0.05
 NOTCH = 0.08  # of the square root of a pip's area: a notch in its outline at least this deep
 
 
-def read_face(image: np.ndarray, classifier=None) -> tuple[str, tuple[float, float, float, float]] | None:
+def read_face(image: np.ndarray, classifier=None,
+              outline: np.ndarray | None = None) -> tuple[str, tuple[float, float, float, float]] | None:
     """The card (``"7H"``) a 2 to 10 is by its face, from the photo of one card: its number of
     pips, their colour and their shape, and the card's box (x1, y1, x2, y2) in the photo; None
     when no card's face shows, or its pips cannot be trusted (a court card's art, an ace's one
@@ -153,8 +154,9 @@ def read_face(image: np.ndarray, classifier=None) -> tuple[str, tuple[float, flo
     ``classifier`` (the reader's index classifier: (image, boxes) -> (n, 53) probabilities)
     tells the suit of the pips' colour by its answer on the pips, each boxed as an index's suit
     under room for its rank (``PIP_AS_INDEX``); without one, their shape tells it
-    (``DIAMOND_SYMMETRY``, ``SPADE_SHAPE``)."""
-    found = _card_face(image)
+    (``DIAMOND_SYMMETRY``, ``SPADE_SHAPE``). ``outline``: the card's ``card_outline``, where the
+    caller has found it already (else it is looked for)."""
+    found = _card_face(image, outline)
     if found is None:
         return None
     face, box = found
@@ -229,10 +231,10 @@ def card_outline(image: np.ndarray) -> np.ndarray | None:
     return corners
 
 
-def _card_face(image: np.ndarray) -> tuple[np.ndarray, tuple[float, float, float, float]] | None:
-    """The card of ``card_outline`` warped upright to ``FACE_WIDTH`` by ``FACE_HEIGHT``, and its
-    box in the photo; None when there is none."""
-    corners = card_outline(image)
+def _card_face(image: np.ndarray, outline: np.ndarray | None = None) -> tuple[np.ndarray, tuple[float, float, float, float]] | None:
+    """The card of ``card_outline`` (``outline``, where already found) warped upright to
+    ``FACE_WIDTH`` by ``FACE_HEIGHT``, and its box in the photo; None when there is none."""
+    corners = card_outline(image) if outline is None else outline
     if corners is None:
         return None
     target = np.float32([[0, FACE_HEIGHT], [0, 0], [FACE_WIDTH, 0], [FACE_WIDTH, FACE_HEIGHT]])

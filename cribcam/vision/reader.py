@@ -312,6 +312,7 @@ class CardReader:
             farther = self._farther_look(image, expected, starter, cards)
             if farther is not None:
                 (found, index_score, no_index), (cards, problems, index_like) = farther
+        outline = None
         if expected is None and len(cards) == 2:
             outline = card_outline(image)  # one card's two corners, read as two cards?
             if outline is not None:
@@ -322,7 +323,7 @@ class CardReader:
         problems += [_unreadable(box, width, height) for box in marks]
         guesses = [card for card in cards if card.guessed]  # questions for the player, not cards
         cards = [card for card in cards if not card.guessed]
-        by_face = _by_face(image, cards, expected, self.classifier)
+        by_face = _by_face(image, cards, expected, self.classifier, outline)
         if by_face is not None:  # the face's card stands for the guesses and the marks
             against = _against_the_corners(cards)
             cards, guesses, marks = [by_face], [], np.zeros((0, 4))
@@ -347,9 +348,10 @@ def _cards_read(cards: list[SeenCard], conf: float) -> int:
     return sum(not card.guessed and card.confidence >= conf for card in cards)
 
 
-def _by_face(image: np.ndarray, cards: list[SeenCard], expected: int | None, classifier) -> SeenCard | None:
+def _by_face(image: np.ndarray, cards: list[SeenCard], expected: int | None, classifier,
+             outline: np.ndarray | None = None) -> SeenCard | None:
     """The card of a photo of one card read by its face (``pips.read_face``, the suit by
-    ``classifier``'s answer on its pips), where no corner was read, the one card read is unsure
+    ``classifier``'s answer on its pips; ``outline``: the card's, where already found), where no corner was read, the one card read is unsure
     and the face says another card, or it is read sure under ``FACE_CHECKS_BELOW`` and the face
     counts another rank; None otherwise. It never stands for a corner read surer than that, and
     is itself unsure (its confidence 0): the player is asked. Only a photo of one card is looked
@@ -360,7 +362,7 @@ def _by_face(image: np.ndarray, cards: list[SeenCard], expected: int | None, cla
     corner = cards[0] if cards else None
     if corner is not None and not corner.unsure and corner.confidence >= FACE_CHECKS_BELOW:
         return None
-    face = read_face(image, classifier)
+    face = read_face(image, classifier, outline)
     if face is None:
         return None
     card, box = face

@@ -83,6 +83,15 @@ def test_a_blurred_cards_face_is_read_by_its_pips_and_their_shape(heldout_decks,
     assert x1 < 320 < x2 and y1 < 320 < y2
 
 
+def test_a_face_whose_outline_was_found_already_is_read_from_it(heldout_decks, monkeypatch):
+    from cribcam.vision import pips
+
+    image, _ = blurred_card(_design(heldout_decks, "gnome-bellot"), "8D")
+    outline = pips.card_outline(image)
+    monkeypatch.setattr(pips, "card_outline", lambda image: pytest.fail("the outline looked for again"))
+    assert read_face(image, outline=outline)[0] == "8D"
+
+
 @pytest.mark.parametrize("code", ["AS", "AH", "JH", "QS", "KD"])
 def test_an_ace_or_a_court_cards_face_says_nothing(heldout_decks, code):
     image, _ = blurred_card(_design(heldout_decks, "gnome-bellot"), code)

@@ -179,7 +179,7 @@ def test_a_card_whose_corners_blur_away_is_read_by_its_face_and_asked(reader, he
 
 def test_the_face_never_overrides_a_sure_corner(reader, heldout_decks, monkeypatch):
     _, sharp = blurred_card(_bellot(heldout_decks), "7H")
-    monkeypatch.setattr("cribcam.vision.reader.read_face", lambda image, classifier: ("2C", (0.0, 0.0, 10.0, 10.0)))
+    monkeypatch.setattr("cribcam.vision.reader.read_face", lambda image, classifier, outline: ("2C", (0.0, 0.0, 10.0, 10.0)))
     reading = reader.read(sharp, expected=1)
     assert reading.codes == ["7H"] and not reading.cards[0].unsure
     assert READ_BY_FACE not in [p.code for p in reading.problems]
@@ -200,7 +200,7 @@ def test_the_face_is_asked_where_the_corner_is_unsure_or_less_sure_than_its_chec
     assert corner is None or corner.confidence < FACE_CHECKS_BELOW or read is None
     looked = []
     monkeypatch.setattr("cribcam.vision.reader.read_face",
-                        lambda image, classifier: looked.append(1) or (face, (0.0, 0.0, 50.0, 70.0)))
+                        lambda image, classifier, outline: looked.append(1) or (face, (0.0, 0.0, 50.0, 70.0)))
     by_face = _by_face(np.zeros((80, 80, 3), np.uint8), [corner] if corner else [], 1, None)
     assert (by_face and by_face.card) == read
     assert by_face is None or (by_face.unsure and by_face.confidence == 0.0)
@@ -211,7 +211,7 @@ def test_a_corner_its_face_contradicts_is_said_so(reader, heldout_decks, monkeyp
     _, sharp = blurred_card(_bellot(heldout_decks), "7H")
     read = reader.read(sharp, expected=1).cards[0]
     monkeypatch.setattr("cribcam.vision.reader.FACE_CHECKS_BELOW", read.confidence + 0.01)
-    monkeypatch.setattr("cribcam.vision.reader.read_face", lambda image, classifier: ("2H", (0.0, 0.0, 10.0, 10.0)))
+    monkeypatch.setattr("cribcam.vision.reader.read_face", lambda image, classifier, outline: ("2H", (0.0, 0.0, 10.0, 10.0)))
     reading = reader.read(sharp, expected=1)
     assert reading.codes == ["2H"] and reading.cards[0].unsure
     assert [p.message for p in reading.problems if p.code == READ_BY_FACE] == [
@@ -225,11 +225,15 @@ def test_one_cards_corners_read_as_two_cards_are_that_card_unsure(reader, heldou
     image, _ = blurred_card(egyptians, code, sigma=2.5)
     reading = reader.read(image)
     assert reading.codes == [code] and reading.cards[0].unsure and len(reading.cards[0].boxes) == 2
-    # Where its face counts another card, the face's card is asked, said against both corners.
+    # Where its face counts another card, the face's card is asked, said against both corners; the
+    # face is read within the outline found for the corners, not looked for again.
+    outlines = []
     with monkeypatch.context() as patched:
-        patched.setattr("cribcam.vision.reader.read_face", lambda image, classifier: ("2H", (0.0, 0.0, 9.0, 9.0)))
+        patched.setattr("cribcam.vision.reader.read_face",
+                        lambda image, classifier, outline: outlines.append(outline) or ("2H", (0.0, 0.0, 9.0, 9.0)))
         assert [p.message for p in reader.read(image).problems if p.code == READ_BY_FACE] == [
             f"the 2H was read from its pips, not the {code} its corners read unsurely: check it, or tap it to fix it"]
+    assert len(outlines) == 1 and outlines[0].shape == (4, 2)
     # Read without the card's outline, they are two cards: nothing else tells one from two.
     monkeypatch.setattr("cribcam.vision.reader.card_outline", lambda image: None)
     assert len(reader.read(image).codes) == 2
@@ -237,5 +241,5 @@ def test_one_cards_corners_read_as_two_cards_are_that_card_unsure(reader, heldou
 
 def test_the_face_is_not_read_in_a_photo_of_a_hand(reader, heldout_decks, monkeypatch):
     image, _ = blurred_card(_bellot(heldout_decks), "8D")
-    monkeypatch.setattr("cribcam.vision.reader.read_face", lambda image, classifier: pytest.fail("a hand's face read"))
+    monkeypatch.setattr("cribcam.vision.reader.read_face", lambda image, classifier, outline: pytest.fail("a hand's face read"))
     assert READ_BY_FACE not in [p.code for p in reader.read(image, expected=5).problems]
