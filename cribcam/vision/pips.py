@@ -231,7 +231,8 @@ def card_outline(image: np.ndarray) -> np.ndarray | None:
     return corners
 
 
-def _card_face(image: np.ndarray, outline: np.ndarray | None = None) -> tuple[np.ndarray, tuple[float, float, float, float]] | None:
+def _card_face(image: np.ndarray,
+               outline: np.ndarray | None = None) -> tuple[np.ndarray, tuple[float, float, float, float]] | None:
     """The card of ``card_outline`` (``outline``, where already found) warped upright to
     ``FACE_WIDTH`` by ``FACE_HEIGHT``, and its box in the photo; None when there is none."""
     corners = card_outline(image) if outline is None else outline
