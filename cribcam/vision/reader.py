@@ -353,10 +353,10 @@ def _by_face(image: np.ndarray, cards: list[SeenCard], expected: int | None, cla
     """The card of a photo of one card read by its face (``pips.read_face``, the suit by
     ``classifier``'s answer on its pips, within ``outline`` where the card's was found already),
     where no corner was read, the one card read is unsure and the face says another card, or it
-    is read sure under ``FACE_CHECKS_BELOW`` and the face counts another rank; None otherwise. It never stands for a corner read surer than that, and
-    is itself unsure (its confidence 0): the player is asked. Only a photo of one card is looked
-    at so: in a hand the largest card-shaped region is one card of several, most of its face
-    hidden."""
+    is read sure under ``FACE_CHECKS_BELOW`` and the face counts another rank; None otherwise.
+    It never stands for a corner read surer than that, and is itself unsure (its confidence 0):
+    the player is asked. Only a photo of one card is looked at so: in a hand the largest
+    card-shaped region is one card of several, most of its face hidden."""
     if expected not in (None, 1) or len(cards) > 1:
         return None
     corner = cards[0] if cards else None
