@@ -132,30 +132,76 @@ def _background(rng: np.random.Generator, images: list[np.ndarray]) -> np.ndarra
     return cv2.resize(image[y:y + side, x:x + side], (PATCH, PATCH), interpolation=cv2.INTER_AREA)
 
 
-def build_model():
-    """The classifier network: about 0.3 M parameters, 48x48 BGR-as-RGB input in [0, 1]."""
+# The network's layer widths: each convolution's output channels, in order (the last one is
+# the pooled features' size). Run 9's classifier, shipped, has these.
+BASE_WIDTHS = (24, 32, 48, 48, 96, 96, 160)
+_STRIDES = (2, 1, 2, 1, 2, 1, 2)  # 48 -> 24 -> 12 -> 6 -> 3 pixels a side
+
+
+def widths_for(scale: float) -> tuple[int, ...]:
+    """``BASE_WIDTHS`` scaled (at least as wide as run 9's), each a multiple of 8."""
+    return tuple(max(base, int(round(base * scale / 8)) * 8) for base in BASE_WIDTHS)
+
+
+def build_model(widths: tuple[int, ...] = BASE_WIDTHS):
+    """The classifier network, 48x48 BGR-as-RGB input in [0, 1]: seven 3x3 convolutions of
+    ``widths`` output channels (about 0.3 M parameters at ``BASE_WIDTHS``), pooled, two heads."""
     import torch.nn as nn
 
-    def conv(cin: int, cout: int, stride: int = 1):
-        return [nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.SiLU(inplace=True)]
+    layers, cin = [], 3
+    for cout, stride in zip(widths, _STRIDES, strict=True):
+        layers += [nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.SiLU(inplace=True)]
+        cin = cout
 
     class IndexNet(nn.Module):
         def __init__(self):
             super().__init__()
-            self.features = nn.Sequential(
-                *conv(3, 24, 2), *conv(24, 32),      # 24 x 24
-                *conv(32, 48, 2), *conv(48, 48),     # 12 x 12
-                *conv(48, 96, 2), *conv(96, 96),     # 6 x 6
-                *conv(96, 160, 2),                   # 3 x 3
-                nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1))
-            self.rank = nn.Linear(160, NO_INDEX + 1)
-            self.suit = nn.Linear(160, 4)
+            self.features = nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1))
+            self.rank = nn.Linear(cin, NO_INDEX + 1)
+            self.suit = nn.Linear(cin, 4)
 
         def forward(self, x):
             features = self.features(x)
             return self.rank(features), self.suit(features)
 
     return IndexNet()
+
+
+def widths_of(weights: dict) -> tuple[int, ...]:
+    """The layer widths of a state dict of ``build_model``'s network."""
+    return tuple(int(weights[f"features.{3 * k}.weight"].shape[0]) for k in range(len(_STRIDES)))
+
+
+def widened(weights: dict, widths: tuple[int, ...], seed: int = 0) -> dict:
+    """``weights`` of a narrower network as weights of one of ``widths`` that reads the same
+    (Net2WiderNet, Chen et al. 2016): each new channel copies one of its layer's old channels,
+    and the layer after divides what it takes from a copied channel by its copies. A little
+    noise on the copies' weights lets them learn apart.
+    """
+    import torch
+
+    rng = np.random.default_rng(seed)
+    noise = torch.Generator().manual_seed(seed)
+    new = dict(weights)
+    old_widths = widths_of(weights)
+    for k, (old, wide) in enumerate(zip(old_widths, widths, strict=True)):
+        if wide < old:
+            raise ValueError(f"layer {k} would narrow from {old} to {wide} channels")
+        source = np.concatenate([np.arange(old), rng.integers(0, old, wide - old)])
+        share = torch.from_numpy(1.0 / np.bincount(source, minlength=old)[source]).float()
+        pick = torch.from_numpy(source)
+        conv, norm = f"features.{3 * k}.weight", f"features.{3 * k + 1}"
+        copies = new[conv][pick].clone()
+        if wide > old:
+            copies[old:] += 0.01 * copies[old:].std() * torch.randn(copies[old:].shape, generator=noise)
+        new[conv] = copies
+        for name in ("weight", "bias", "running_mean", "running_var"):
+            new[f"{norm}.{name}"] = new[f"{norm}.{name}"][pick].clone()
+        takers = [f"features.{3 * (k + 1)}.weight"] if k + 1 < len(widths) else ["rank.weight", "suit.weight"]
+        for taker in takers:
+            shape = (1, -1, 1, 1) if taker.startswith("features") else (1, -1)
+            new[taker] = new[taker][:, pick] * share.reshape(shape)
+    return new
 
 
 def card_probabilities(model, x):
@@ -231,7 +277,8 @@ def _tensors(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, device: str)
 
 def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: int, lr: float, seed: int,
                      start_from: Path | None = None, log=print, save_every: float = 120.0,
-                     device: str = "cpu", workers: int = 0, on_save: Callable[[], None] | None = None) -> Path:
+                     device: str = "cpu", workers: int = 0, on_save: Callable[[], None] | None = None,
+                     widths: tuple[int, ...] = BASE_WIDTHS) -> Path:
     """Trains for ``minutes`` of wall-clock in all, resuming from ``checkpoint`` if it is there.
 
     Args:
@@ -242,12 +289,14 @@ def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: in
         batch: crops per step.
         lr: AdamW's peak learning rate (cosine schedule over ``minutes``).
         seed: random seed.
-        start_from: weights to continue from when there is no checkpoint yet (a continued run).
+        start_from: weights to continue from when there is no checkpoint yet (a continued run);
+            a narrower network's are widened to ``widths`` first (``widened``).
         log: where progress lines go.
         save_every: seconds between checkpoints.
         device: where the network trains ("cpu", or "cuda" on a GPU machine).
         workers: processes that augment the crops (0: this one, between steps).
         on_save: called after each checkpoint is written.
+        widths: the network's layer widths (``build_model``); a resumed checkpoint keeps its own.
 
     Returns:
         ``checkpoint``, holding the weights under "model".
@@ -256,15 +305,22 @@ def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: in
     import torch.nn.functional as F
 
     torch.manual_seed(seed)
-    model = build_model()
     state = {"seconds": 0.0, "steps": 0}
     saved = torch.load(checkpoint, map_location="cpu", weights_only=False) if checkpoint.is_file() else None
     if saved is not None:
+        model = build_model(widths_of(saved["model"]))
         model.load_state_dict(saved["model"])
         state = saved["state"]
         log(f"classifier: resuming at {state['seconds'] / 60:.1f} of {minutes:g} min, step {state['steps']}")
     elif start_from is not None:
-        model.load_state_dict(torch.load(start_from, map_location="cpu", weights_only=False)["model"])
+        model = build_model(widths)
+        start = torch.load(start_from, map_location="cpu", weights_only=False)["model"]
+        if widths_of(start) != tuple(widths):
+            log(f"classifier: {start_from}'s layers {widths_of(start)} widened to {tuple(widths)}")
+            start = widened(start, widths, seed)
+        model.load_state_dict(start)
+    else:
+        model = build_model(widths)
     # The workers are forked before this process touches the GPU: a forked child cannot use it.
     batches = _batch_stream(bank, batch, seed, state["steps"], workers)
     model.to(device)
@@ -330,8 +386,9 @@ def export_classifier(checkpoint: Path, out: Path) -> Path:
     """
     import torch
 
-    model = build_model()
-    model.load_state_dict(torch.load(checkpoint, map_location="cpu", weights_only=False)["model"])
+    weights = torch.load(checkpoint, map_location="cpu", weights_only=False)["model"]
+    model = build_model(widths_of(weights))
+    model.load_state_dict(weights)
     model.eval()
 
     class CardsAndFeatures(torch.nn.Module):

@@ -82,6 +82,8 @@ class Recipe:
         classifier_from: classifier weights to continue from, at ``classifier_lr / 3``, or None.
         classifier_batch: crops per step.
         classifier_lr: AdamW's peak learning rate.
+        classifier_width: the classifier's layers as wide as run 9's times this (1.5: about
+            0.7 M parameters, against 0.3 M); a narrower ``classifier_from`` is widened to it.
     """
 
     work: Path = Path("runs/recipe")
@@ -107,6 +109,7 @@ class Recipe:
     classifier_from: Path | None = None
     classifier_batch: int = 128
     classifier_lr: float = 3e-3
+    classifier_width: float = 1.0
 
     @property
     def models_dir(self) -> Path:
@@ -271,15 +274,16 @@ def split_real_photos(recipe: Recipe, log) -> None:
 
 def classifier_job(recipe: Recipe) -> ClassifierJob:
     """The classifier's stage on two cores: its bank cut by one process, which then trains on
-    one thread (the finder has the other core, and its data loaders, or, kept, the work beside);
-    the finder it continues from mined for hard negatives."""
+    one thread beside the finder, or on both cores when the finder is kept; the finder it
+    continues from mined for hard negatives."""
     bank = BankPlan(recipe.synth, recipe.real_set if recipe.real is not None else None, recipe.seed,
                     recipe.art_crops, recipe.font_decks, recipe.font_crops, recipe.joker_crops,
                     miner=recipe.finder_from, miner_imgsz=recipe.finder_imgsz, mining=recipe.work / "mining",
                     mined_scenes=recipe.mined_scenes)
     return ClassifierJob(bank, recipe.classifier_checkpoint, recipe.log_file, recipe.classifier_minutes,
                          recipe.classifier_batch, _continued_rate(recipe.classifier_lr, recipe.classifier_from),
-                         recipe.seed, start_from=recipe.classifier_from)
+                         recipe.seed, start_from=recipe.classifier_from, width=recipe.classifier_width,
+                         threads=2 if _keeps_finder(recipe) else 1)
 
 
 def _keeps_finder(recipe: Recipe) -> bool:

@@ -107,6 +107,45 @@ def test_the_exported_features_are_what_the_heads_read(tmp_path):
     np.testing.assert_allclose(cards_from_heads(rank, suit), cards, atol=1e-5)
 
 
+def test_a_widened_network_reads_as_the_narrower_one_did():
+    from cribcam.training.classifier import widened, widths_for, widths_of
+
+    torch.manual_seed(0)
+    narrow = build_model().eval()
+    with torch.no_grad():  # running statistics of a trained network, not the fresh 0 and 1
+        for layer in narrow.features:
+            if isinstance(layer, torch.nn.BatchNorm2d):
+                layer.running_mean.uniform_(-0.2, 0.2), layer.running_var.uniform_(0.5, 2.0)
+    widths = widths_for(1.5)
+    weights = widened(narrow.state_dict(), widths)
+    assert widths_of(weights) == widths and widths[-1] == 240
+    wide = build_model(widths).eval()
+    wide.load_state_dict(weights)
+    crops = torch.rand(8, 3, CROP_SIZE, CROP_SIZE)
+    with torch.no_grad():
+        before, after, bare = (torch.cat(net(crops), dim=1) for net in (narrow, wide, build_model(widths).eval()))
+    scale = before.abs().max()
+    assert (after - before).abs().max() < 0.05 * scale  # the same logits, less the copies' little noise
+    assert (bare - before).abs().max() > 0.3 * scale  # where a fresh network of that width reads otherwise
+    with pytest.raises(ValueError, match="narrow"):
+        widened(weights, widths_for(1.0))
+
+
+def test_training_from_a_narrower_network_widens_it(tmp_path):
+    from cribcam.training.classifier import widths_for, widths_of
+
+    narrow = train_classifier(_bank(), tmp_path / "narrow.pt", minutes=0.01, batch=8, lr=1e-3, seed=0,
+                              log=lambda m: None)
+    said = []
+    wide = train_classifier(_bank(), tmp_path / "wide.pt", minutes=0.01, batch=8, lr=1e-3, seed=0,
+                            start_from=narrow, widths=widths_for(1.5), log=said.append)
+    assert widths_of(torch.load(wide, weights_only=False)["model"]) == widths_for(1.5)
+    assert any("widened" in line for line in said)
+    cards, features = IndexClassifier(export_classifier(wide, tmp_path / "wide.onnx")).read_with_features(
+        np.zeros((2, CROP_SIZE, CROP_SIZE, 3), np.uint8))
+    assert cards.shape == (2, 2, 53) and features.shape == (2, 2, 240)
+
+
 def test_batches_drawn_by_worker_processes_are_batches_of_the_bank_and_follow_the_seed():
     from cribcam.training.classifier import _batch_stream
 
