@@ -8,6 +8,7 @@ import sys
 from dataclasses import fields, replace
 
 import cv2
+import numpy as np
 import pytest
 
 from cribcam.cli.main import main
@@ -83,15 +84,28 @@ def test_a_recipe_with_no_finder_hours_keeps_the_finder_and_trains_the_classifie
 
     checkpoints = tiny_models / "checkpoints"
     recipe = replace(tiny_recipe(real_photos, tmp_path), finder_hours=0, finder_from=checkpoints / "finder.pt",
-                     classifier_from=checkpoints / "classifier.pt", mined_scenes=4)
+                     classifier_from=checkpoints / "classifier.pt", mined_scenes=4, classifier_width=1.5)
     record = run(recipe)
     log = (recipe.work / "train.log").read_text()
     assert "finder: kept as it is" in log
+    assert "widened to (32, 48, 72, 72, 144, 144, 240)" in log
+    features = CardReader(recipe.models).classifier.read_with_features(np.zeros((1, 48, 48, 3), np.uint8))[1]
+    assert features.shape[-1] == 240
     assert "classifier: mining hard negatives in 4 scenes" in log  # the slow stages say they are under way
     assert not recipe.finder_run.exists() and record["finder_checkpoint"] == str(checkpoints / "finder.pt")
     assert CardReader(recipe.models).finder.imgsz == recipe.finder_imgsz
     continued = json.loads((tiny_models / "training.json").read_text())["cpu_run_hours_in_all"]
     assert record["cpu_run_hours_in_all"] == pytest.approx(continued + record["this_run_hours"], abs=0.002)
+
+
+def test_the_classifier_has_both_cores_where_the_finder_is_kept(tmp_path):
+    from pathlib import Path
+
+    from cribcam.training.recipe import Recipe, classifier_job
+
+    kept = Recipe(work=tmp_path, real=None, finder_from=Path("f.pt"), finder_hours=0, classifier_width=1.5)
+    assert classifier_job(kept).threads == 2 and classifier_job(kept).width == 1.5
+    assert classifier_job(replace(kept, finder_hours=0.5)).threads == 1  # the finder trains on the other core
 
 
 def test_the_hours_of_models_whose_finder_and_classifier_came_from_two_runs(tmp_path):
