@@ -107,5 +107,24 @@ def _check(recipe) -> None:
     for name in ("classifier_minutes", "finder_lr", "classifier_lr"):
         if not getattr(recipe, name) > 0:  # NaN too
             raise UsageError(f"{option(name)} must be positive")
+    if not (recipe.classifier_width == 0 or recipe.classifier_width >= 1):
+        raise UsageError("--classifier-width must be at least 1 (run 9's layers), or 0 to keep the width of "
+                         "--classifier-from")
+    _check_width(recipe)
     if recipe.finder_hours < 0 or (recipe.finder_hours == 0 and recipe.finder_from is None):
         raise UsageError("--finder-hours must be positive, or 0 with --finder-from to keep that finder")
+
+
+def _check_width(recipe) -> None:
+    """A classifier continued is widened, never narrowed."""
+    if not recipe.classifier_width or recipe.classifier_from is None:
+        return
+    import torch
+
+    from cribcam.training.classifier import widths_for, widths_of
+
+    start = widths_of(torch.load(recipe.classifier_from, map_location="cpu", weights_only=False)["model"])
+    wanted = widths_for(recipe.classifier_width)
+    if any(w < s for w, s in zip(wanted, start)):
+        raise UsageError(f"--classifier-width {recipe.classifier_width:g} would narrow {recipe.classifier_from}'s "
+                         f"layers {start} to {wanted}: give 0 to keep them, or a larger width")

@@ -278,7 +278,7 @@ def _tensors(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, device: str)
 def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: int, lr: float, seed: int,
                      start_from: Path | None = None, log=print, save_every: float = 120.0,
                      device: str = "cpu", workers: int = 0, on_save: Callable[[], None] | None = None,
-                     widths: tuple[int, ...] = BASE_WIDTHS) -> Path:
+                     widths: tuple[int, ...] | None = None) -> Path:
     """Trains for ``minutes`` of wall-clock in all, resuming from ``checkpoint`` if it is there.
 
     Args:
@@ -296,7 +296,8 @@ def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: in
         device: where the network trains ("cpu", or "cuda" on a GPU machine).
         workers: processes that augment the crops (0: this one, between steps).
         on_save: called after each checkpoint is written.
-        widths: the network's layer widths (``build_model``); a resumed checkpoint keeps its own.
+        widths: the network's layer widths (``build_model``); None: ``start_from``'s, or
+            ``BASE_WIDTHS`` without one. A resumed checkpoint keeps its own.
 
     Returns:
         ``checkpoint``, holding the weights under "model".
@@ -313,14 +314,15 @@ def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: in
         state = saved["state"]
         log(f"classifier: resuming at {state['seconds'] / 60:.1f} of {minutes:g} min, step {state['steps']}")
     elif start_from is not None:
-        model = build_model(widths)
         start = torch.load(start_from, map_location="cpu", weights_only=False)["model"]
-        if widths_of(start) != tuple(widths):
+        widths = tuple(widths or widths_of(start))
+        model = build_model(widths)
+        if widths_of(start) != widths:
             log(f"classifier: {start_from}'s layers {widths_of(start)} widened to {tuple(widths)}")
             start = widened(start, widths, seed)
         model.load_state_dict(start)
     else:
-        model = build_model(widths)
+        model = build_model(widths or BASE_WIDTHS)
     # The workers are forked before this process touches the GPU: a forked child cannot use it.
     batches = _batch_stream(bank, batch, seed, state["steps"], workers)
     model.to(device)

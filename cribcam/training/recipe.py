@@ -83,7 +83,8 @@ class Recipe:
         classifier_batch: crops per step.
         classifier_lr: AdamW's peak learning rate.
         classifier_width: the classifier's layers as wide as run 9's times this (1.5: about
-            0.7 M parameters, against 0.3 M); a narrower ``classifier_from`` is widened to it.
+            0.7 M parameters, against 0.3 M), a narrower ``classifier_from`` widened to it; 0:
+            as wide as ``classifier_from`` (run 9's widths without one).
     """
 
     work: Path = Path("runs/recipe")
@@ -109,7 +110,7 @@ class Recipe:
     classifier_from: Path | None = None
     classifier_batch: int = 128
     classifier_lr: float = 3e-3
-    classifier_width: float = 1.0
+    classifier_width: float = 0.0
 
     @property
     def models_dir(self) -> Path:

@@ -257,7 +257,8 @@ class ClassifierJob:
         batch, lr, seed, start_from, device, workers, save_every: as ``train_classifier``
             takes them (``lr`` as trained: a continued run's, a third, already taken).
         threads: torch's threads (the CPU recipe's classifier leaves the finder the other core).
-        width: its layers as wide as run 9's times this (``classifier.widths_for``).
+        width: its layers as wide as run 9's times this (``classifier.widths_for``); 0: as wide
+            as ``start_from`` (run 9's without one).
         weights: where its weights alone are written at every save (what a GPU run brings
             back, cut short or not), or None.
         summary: where the bank's sizes and the steps trained are written as JSON, or None.
@@ -273,7 +274,7 @@ class ClassifierJob:
     start_from: Path | None = None
     until: float | None = None
     threads: int = 1
-    width: float = 1.0
+    width: float = 0.0
     device: str = "cpu"
     workers: int = 0
     save_every: float = 120.0
@@ -329,7 +330,7 @@ def _classifier_stage(job: ClassifierJob, parent: int) -> None:
             on_save = (lambda: weights_only(job.checkpoint, job.weights)) if job.weights else None
             train_classifier(bank, job.checkpoint, minutes, job.batch, job.lr, job.seed, start_from=job.start_from,
                              log=log, save_every=job.save_every, device=job.device, workers=job.workers,
-                             on_save=on_save, widths=widths_for(job.width))
+                             on_save=on_save, widths=widths_for(job.width) if job.width else None)
             summary["steps"] = torch.load(job.checkpoint, map_location="cpu", weights_only=False)["state"]["steps"]
             done.touch()
         else:

@@ -144,6 +144,9 @@ def test_training_from_a_narrower_network_widens_it(tmp_path):
     cards, features = IndexClassifier(export_classifier(wide, tmp_path / "wide.onnx")).read_with_features(
         np.zeros((2, CROP_SIZE, CROP_SIZE, 3), np.uint8))
     assert cards.shape == (2, 2, 53) and features.shape == (2, 2, 240)
+    again = train_classifier(_bank(), tmp_path / "again.pt", minutes=0.01, batch=8, lr=1e-3, seed=0,
+                             start_from=wide, log=lambda m: None)  # no widths: the start's kept
+    assert widths_of(torch.load(again, weights_only=False)["model"]) == widths_for(1.5)
 
 
 def test_batches_drawn_by_worker_processes_are_batches_of_the_bank_and_follow_the_seed():

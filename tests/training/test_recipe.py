@@ -138,6 +138,7 @@ def test_the_hours_of_models_whose_finder_and_classifier_came_from_two_runs(tmp_
     (["--finder-lr", "0"], "--finder-lr must be positive"),
     (["--classifier-lr", "-0.001"], "--classifier-lr must be positive"),
     (["--classifier-lr", "nan"], "--classifier-lr must be positive"),
+    (["--classifier-width", "0.5"], "--classifier-width must be at least 1 (run 9's layers), or 0 to keep"),
 ])
 def test_train_options_are_checked_before_training(capsys, tmp_path, real_photos, extra, message):
     pytest.importorskip("ultralytics")
@@ -148,6 +149,22 @@ def test_train_options_are_checked_before_training(capsys, tmp_path, real_photos
     assert main(["train", *tiny, *extra]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "work").exists()
+
+
+def test_a_classifier_continued_is_never_narrowed(capsys, tmp_path, real_photos):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("ultralytics")
+    from cribcam.training.classifier import widened, widths_for
+    from training_tools import tiny_recipe
+
+    shipped = torch.load(MODELS_DIR / "checkpoints" / "classifier.pt", weights_only=False)["model"]
+    wide = tmp_path / "wide.pt"
+    torch.save({"model": widened(shipped, widths_for(2.0))}, wide)
+    tiny = command_line(replace(tiny_recipe(real_photos, tmp_path), models=None))
+    assert main(["train", *tiny, "--classifier-from", str(wide), "--classifier-width", "1.5"]) == 2
+    err = capsys.readouterr().err
+    assert "--classifier-width 1.5 would narrow" in err and "(48, 64, 96, 96, 192, 192, 320)" in err
     assert not (tmp_path / "work").exists()
 
 
