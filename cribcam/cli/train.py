@@ -121,10 +121,12 @@ def _check_width(recipe) -> None:
         return
     import torch
 
-    from cribcam.training.classifier import widths_for, widths_of
+    from cribcam.training.classifier import widened, widths_for, widths_of
 
-    start = widths_of(torch.load(recipe.classifier_from, map_location="cpu", weights_only=False)["model"])
+    start = torch.load(recipe.classifier_from, map_location="cpu", weights_only=False)["model"]
     wanted = widths_for(recipe.classifier_width)
-    if any(w < s for w, s in zip(wanted, start)):
+    try:
+        widened(start, wanted)  # the rule is widened's: a layer never narrows
+    except ValueError:
         raise UsageError(f"--classifier-width {recipe.classifier_width:g} would narrow {recipe.classifier_from}'s "
-                         f"layers {start} to {wanted}: give 0 to keep them, or a larger width")
+                         f"layers {widths_of(start)} to {wanted}: give 0 to keep them, or a larger width") from None

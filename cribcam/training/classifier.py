@@ -191,12 +191,12 @@ def widened(weights: dict, widths: tuple[int, ...], seed: int = 0) -> dict:
         share = torch.from_numpy(1.0 / np.bincount(source, minlength=old)[source]).float()
         pick = torch.from_numpy(source)
         conv, norm = f"features.{3 * k}.weight", f"features.{3 * k + 1}"
-        copies = new[conv][pick].clone()
+        copies = new[conv][pick]  # indexing copies
         if wide > old:
             copies[old:] += 0.01 * copies[old:].std() * torch.randn(copies[old:].shape, generator=noise)
         new[conv] = copies
         for name in ("weight", "bias", "running_mean", "running_var"):
-            new[f"{norm}.{name}"] = new[f"{norm}.{name}"][pick].clone()
+            new[f"{norm}.{name}"] = new[f"{norm}.{name}"][pick]
         takers = [f"features.{3 * (k + 1)}.weight"] if k + 1 < len(widths) else ["rank.weight", "suit.weight"]
         for taker in takers:
             shape = (1, -1, 1, 1) if taker.startswith("features") else (1, -1)
@@ -315,10 +315,11 @@ def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: in
         log(f"classifier: resuming at {state['seconds'] / 60:.1f} of {minutes:g} min, step {state['steps']}")
     elif start_from is not None:
         start = torch.load(start_from, map_location="cpu", weights_only=False)["model"]
-        widths = tuple(widths or widths_of(start))
+        start_widths = widths_of(start)
+        widths = tuple(widths or start_widths)
         model = build_model(widths)
-        if widths_of(start) != widths:
-            log(f"classifier: {start_from}'s layers {widths_of(start)} widened to {tuple(widths)}")
+        if start_widths != widths:
+            log(f"classifier: {start_from}'s layers {start_widths} widened to {widths}")
             start = widened(start, widths, seed)
         model.load_state_dict(start)
     else:
