@@ -117,14 +117,14 @@ def _check(recipe) -> None:
 
 def _check_width(recipe) -> None:
     """A classifier continued is widened, never narrowed."""
-    if not recipe.classifier_width or recipe.classifier_from is None:
+    from cribcam.training.classifier import widened, widths_for, widths_of
+
+    wanted = widths_for(recipe.classifier_width)
+    if wanted is None or recipe.classifier_from is None:
         return
     import torch
 
-    from cribcam.training.classifier import widened, widths_for, widths_of
-
     start = torch.load(recipe.classifier_from, map_location="cpu", weights_only=False)["model"]
-    wanted = widths_for(recipe.classifier_width)
     try:
         widened(start, wanted)  # the rule is widened's: a layer never narrows
     except ValueError:

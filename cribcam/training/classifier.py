@@ -138,8 +138,11 @@ BASE_WIDTHS = (24, 32, 48, 48, 96, 96, 160)
 _STRIDES = (2, 1, 2, 1, 2, 1, 2)  # 48 -> 24 -> 12 -> 6 -> 3 pixels a side
 
 
-def widths_for(scale: float) -> tuple[int, ...]:
-    """``BASE_WIDTHS`` scaled (at least as wide as run 9's), each a multiple of 8."""
+def widths_for(scale: float) -> tuple[int, ...] | None:
+    """``BASE_WIDTHS`` scaled (at least as wide as run 9's), each a multiple of 8; None for a
+    scale of 0, the training options' "as wide as the classifier continued"."""
+    if not scale:
+        return None
     return tuple(max(base, int(round(base * scale / 8)) * 8) for base in BASE_WIDTHS)
 
 

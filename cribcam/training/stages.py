@@ -330,7 +330,7 @@ def _classifier_stage(job: ClassifierJob, parent: int) -> None:
             on_save = (lambda: weights_only(job.checkpoint, job.weights)) if job.weights else None
             train_classifier(bank, job.checkpoint, minutes, job.batch, job.lr, job.seed, start_from=job.start_from,
                              log=log, save_every=job.save_every, device=job.device, workers=job.workers,
-                             on_save=on_save, widths=widths_for(job.width) if job.width else None)
+                             on_save=on_save, widths=widths_for(job.width))
             summary["steps"] = torch.load(job.checkpoint, map_location="cpu", weights_only=False)["state"]["steps"]
             done.touch()
         else:
