@@ -12,11 +12,15 @@ from cribcam.scoring.muggins import MAX_CLAIM
 bp = Blueprint("pages", __name__)
 
 
+@bp.app_context_processor
+def game_variants() -> dict:
+    """The games every page's variant choice offers (``_choices.html``), and the one it starts on."""
+    return {"variants": list(rules.VARIANTS), "default_variant": rules.DEFAULT_VARIANT}
+
+
 def render_page(template: str) -> str:
     """Renders a page that extends ``_page.html`` with what its counting panels need."""
-    return render_template(
-        template, variants=list(rules.VARIANTS), default_variant=rules.DEFAULT_VARIANT,
-        max_upload=current_app.config["MAX_CONTENT_LENGTH"], max_claim=MAX_CLAIM)
+    return render_template(template, max_upload=current_app.config["MAX_CONTENT_LENGTH"], max_claim=MAX_CLAIM)
 
 
 @bp.get("/")

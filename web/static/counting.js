@@ -24,6 +24,14 @@ export function sayIn(element, text) {
 // Says a result to a screen reader through the page's live region (_base.html).
 export const announce = (text) => sayIn($("announcer"), text);
 
+// The value of the radio group `name` chosen now, and `changed` called with it on each change.
+export const chosen = (name) => document.querySelector(`input[name="${name}"]:checked`).value;
+export function onChoice(name, changed) {
+  for (const radio of document.querySelectorAll(`input[name="${name}"]`)) {
+    radio.addEventListener("change", () => changed(chosen(name)));
+  }
+}
+
 // Shows what is wrong with a field in the box under it, tied to the field (its description,
 // after its hint) and the field marked invalid; "" clears them.
 export function fieldError(field, box, text) {
@@ -698,18 +706,8 @@ export function startCounting({ onClear, noModelNote, onNoModel = () => {}, onCo
   if (!canSpeak()) $("speak-button").hidden = true;
   $("speak-button").addEventListener("click", () => { if (lastCount) speak(lastCount.spoken); });
 
-  for (const radio of document.querySelectorAll('input[name="what"]')) {
-    radio.addEventListener("change", () => {
-      state.crib = document.querySelector('input[name="what"]:checked').value === "crib";
-      handChanged();
-    });
-  }
-  for (const radio of document.querySelectorAll('input[name="variant"]')) {
-    radio.addEventListener("change", () => {
-      state.variant = document.querySelector('input[name="variant"]:checked').value;
-      handChanged();
-    });
-  }
+  onChoice("what", (what) => { state.crib = what === "crib"; handChanged(); });
+  onChoice("variant", (variant) => { state.variant = variant; handChanged(); });
 
   // Forgets the hand on screen: its chips, count, claim and reading notes, and the page's
   // photo or locked hand.

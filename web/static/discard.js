@@ -3,7 +3,7 @@
 // this page keeps the cards dealt (typed, tapped or read from a photo), whose crib it is and
 // the game, and shows the options as the server ranks them.
 import {
-  $, announce, capitalise, cardName, cardText, fieldError, miniCards, plural, redrawKeepingFocus, send,
+  $, announce, capitalise, cardName, cardText, fieldError, miniCards, onChoice, plural, redrawKeepingFocus, send,
 } from "./counting.js";
 
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"];
@@ -236,18 +236,8 @@ async function readPhoto(file) {
 function start() {
   buildTapButtons();
   $("type-form").addEventListener("submit", typedDeal);
-  for (const radio of document.querySelectorAll('input[name="whose"]')) {
-    radio.addEventListener("change", () => {
-      deal.dealer = document.querySelector('input[name="whose"]:checked').value === "dealer";
-      cardsChanged();
-    });
-  }
-  for (const radio of document.querySelectorAll('input[name="variant"]')) {
-    radio.addEventListener("change", () => {
-      deal.variant = document.querySelector('input[name="variant"]:checked').value;
-      cardsChanged();
-    });
-  }
+  onChoice("whose", (whose) => { deal.dealer = whose === "dealer"; cardsChanged(); });
+  onChoice("variant", (variant) => { deal.variant = variant; cardsChanged(); });
   $("clear-button").addEventListener("click", () => {
     deal.cards = [];
     $("typed-cards").value = "";

@@ -4,8 +4,8 @@
 // are still missing, then has the server teach the deck (/api/teach/train) and follows it
 // (/api/teach/status). Once taught, a hand can be read with the deck right here.
 import {
-  $, adoptReading, capitalise, cardText, checkMark, chipName, chooseDeck, hideStarterChoices, namedCard, plural, send,
-  startCounting, state,
+  $, adoptReading, capitalise, cardText, checkMark, chipName, chooseDeck, chosen, hideStarterChoices, namedCard, onChoice,
+  plural, send, startCounting, state,
 } from "./counting.js";
 
 const SUIT_ORDER = ["C", "D", "H", "S"];
@@ -34,7 +34,7 @@ function parseCard(text) {
   return m ? (m[1] === "10" ? "T" : m[1]) + m[2] : undefined;
 }
 
-const naming = () => document.querySelector('input[name="naming"]:checked').value;
+const naming = () => chosen("naming");
 
 // ---- photos in ---------------------------------------------------------------------------
 
@@ -432,14 +432,11 @@ $("try-input").addEventListener("change", (event) => {
 });
 // The photo button says what the mode chosen takes.
 const ADD_PHOTOS = { layout: "Add layout photos", any: "Add photos of the cards", one: "Add photos of one card each" };
-for (const radio of document.querySelectorAll('input[name="naming"]')) {
-  radio.addEventListener("change", () => {
-    const layout = naming() === "layout";
-    $("next-suit").hidden = !layout;
-    $("next-suit-label").hidden = !layout;
-    $("add-photos").textContent = ADD_PHOTOS[naming()];
-  });
-}
+onChoice("naming", (mode) => {
+  $("next-suit").hidden = mode !== "layout";
+  $("next-suit-label").hidden = mode !== "layout";
+  $("add-photos").textContent = ADD_PHOTOS[mode];
+});
 $("train-button").addEventListener("click", train);
 
 startCounting({
