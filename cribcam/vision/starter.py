@@ -31,7 +31,12 @@ def find_starter(cards: list[SeenCard]) -> str | None:
 
 
 def _gap(a: SeenCard, b: SeenCard) -> float:
-    """The smallest distance between any corner of ``a`` and any corner of ``b``."""
+    """How far apart two cards lie: between their centres where both show two corners, else
+    between their nearest corners. Two cards laid side by side have corners about a card's
+    width apart, as near as a starter's corner to the hand's nearest card, so corners alone
+    cannot tell a neat row of cards from a starter set apart; their centres can."""
+    if len(a.boxes) > 1 and len(b.boxes) > 1:
+        return float(np.hypot(a.center[0] - b.center[0], a.center[1] - b.center[1]))
     return min(np.hypot((p[0] + p[2] - q[0] - q[2]) / 2, (p[1] + p[3] - q[1] - q[3]) / 2)
                for p in a.boxes for q in b.boxes)
 
