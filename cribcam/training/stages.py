@@ -316,7 +316,6 @@ def _classifier_stage(job: ClassifierJob, parent: int) -> None:
     from cribcam.training.classifier import train_classifier, widths_for
 
     threading.Thread(target=end_with_parent, args=(parent,), daemon=True).start()
-    torch.set_num_threads(job.threads)
     log = progress_log(job.log_file)
     done = job.checkpoint.with_suffix(".done")
     if done.is_file():
@@ -324,6 +323,9 @@ def _classifier_stage(job: ClassifierJob, parent: int) -> None:
         return
     try:
         bank = cut_bank(job.bank, log)
+        # Set after the bank: exporting its miner through ultralytics sets torch's threads to
+        # ultralytics' own count, one on two cores, and the classifier trained on one.
+        torch.set_num_threads(job.threads)
         summary = {"crops": len(bank), "groups": {k: len(v) for k, v in bank.groups().items()}}
         minutes = job.minutes_left()
         if job.until is None or minutes > 0.05:

@@ -135,6 +135,37 @@ def test_a_classifier_with_a_deadline_trains_for_what_is_left_of_it():
     assert 1.9 < job.minutes_left() <= 2.0
 
 
+def test_the_classifier_trains_on_the_threads_asked_whatever_cutting_its_bank_did(tmp_path, monkeypatch):
+    """Exporting the miner through ultralytics sets torch's threads to its own count, one on two
+    cores: a run's classifier trained on one core where two were asked."""
+    import os
+
+    import torch
+
+    from cribcam.teach.crop_bank import CropBank
+    from cribcam.training import classifier
+
+    def cut_bank(plan, log):
+        torch.set_num_threads(1)  # as ultralytics' export does
+        return CropBank(np.zeros((2, 8, 8, 3), np.uint8), np.array([0, 1]), np.array([0, 1]), np.zeros(2, bool))
+
+    trained_on = []
+
+    def train(bank, checkpoint, *args, **kwargs):
+        trained_on.append(torch.get_num_threads())
+        torch.save({"state": {"steps": 0}}, checkpoint)
+
+    monkeypatch.setattr(stages, "cut_bank", cut_bank)
+    monkeypatch.setattr(classifier, "train_classifier", train)
+    job = stages.ClassifierJob(plan(), tmp_path / "c.pt", tmp_path / "log", 1.0, 32, 1e-3, 0, threads=2)
+    before = torch.get_num_threads()
+    try:
+        stages._classifier_stage(job, os.getppid())
+    finally:
+        torch.set_num_threads(before)
+    assert trained_on == [2]
+
+
 def test_the_classifiers_process_ends_when_the_runs_is_killed():
     """``kill`` runs no ``finally``: the classifier's process must notice by itself."""
     # The run passes its own pid, as the run does: a child asking for its parent's only once
