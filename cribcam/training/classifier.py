@@ -185,7 +185,8 @@ def widened(weights: dict, widths: tuple[int, ...], seed: int = 0) -> dict:
 
     rng = np.random.default_rng(seed)
     noise = torch.Generator().manual_seed(seed)
-    new = dict(weights)
+    new = {name: tensor.float() if tensor.is_floating_point() else tensor  # a half checkpoint's too
+           for name, tensor in weights.items()}
     old_widths = widths_of(weights)
     for k, (old, wide) in enumerate(zip(old_widths, widths, strict=True)):
         if wide < old:

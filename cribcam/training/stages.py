@@ -353,12 +353,16 @@ def end_with_parent(parent: int, every: float = 2.0) -> None:
 
 
 def weights_only(checkpoint: Path, out: Path) -> None:
-    """The classifier's weights of a training state, without its optimizer."""
+    """The classifier's weights of a training state, without its optimizer, in half precision as
+    the finder's checkpoint is: what is committed travels to a lent GPU in the checkout, whose size
+    is bound (``device_pack.TRAVEL_LIMIT``). Loading them into a network casts them back."""
     import torch
 
     out.parent.mkdir(parents=True, exist_ok=True)
     state = torch.load(checkpoint, map_location="cpu", weights_only=False)
-    torch.save({"model": state["model"], "state": state["state"]}, out)
+    weights = {name: tensor.half() if tensor.is_floating_point() else tensor
+               for name, tensor in state["model"].items()}
+    torch.save({"model": weights, "state": state["state"]}, out)
 
 
 def export_models(out: Path, finder: Path | None, classifier: Path | None, imgsz: int, log,

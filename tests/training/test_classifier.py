@@ -107,6 +107,24 @@ def test_the_exported_features_are_what_the_heads_read(tmp_path):
     np.testing.assert_allclose(cards_from_heads(rank, suit), cards, atol=1e-5)
 
 
+def test_the_weights_kept_for_a_later_run_are_half_and_read_as_the_full_ones(tmp_path):
+    """What a run commits (``stages.weights_only``) is half precision, to travel to a lent GPU in
+    the checkout; exported or widened, it reads as the checkpoint it came from."""
+    from cribcam.training.classifier import widened, widths_for
+    from cribcam.training.stages import weights_only
+
+    checkpoint = train_classifier(_bank(), tmp_path / "c.pt", minutes=0.01, batch=8, lr=1e-3, seed=0,
+                                  log=lambda m: None)
+    weights_only(checkpoint, tmp_path / "kept.pt")
+    kept = torch.load(tmp_path / "kept.pt", weights_only=False)["model"]
+    assert {t.dtype for t in kept.values() if t.is_floating_point()} == {torch.float16}
+    crops = np.random.default_rng(1).integers(0, 255, (16, CROP_SIZE, CROP_SIZE, 3), dtype=np.uint8)
+    full, half = (IndexClassifier(export_classifier(c, tmp_path / f"{c.stem}.onnx")).read_with_features(crops)[0]
+                  for c in (checkpoint, tmp_path / "kept.pt"))
+    np.testing.assert_allclose(half, full, atol=5e-3)
+    assert {t.dtype for t in widened(kept, widths_for(1.5)).values() if t.is_floating_point()} == {torch.float32}
+
+
 def test_a_widened_network_reads_as_the_narrower_one_did():
     from cribcam.training.classifier import widened, widths_for, widths_of
 
