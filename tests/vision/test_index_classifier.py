@@ -62,9 +62,10 @@ def test_the_crops_it_is_unsure_of_are_read_again_tilted(shipped_models, photo_a
                                atol=1e-6)
 
 
-def _heads(path, classifier, rank_bias=None, width=160, **texts) -> Path:
+def _heads(path, classifier, rank_bias=None, **texts) -> Path:
     """A heads file: no correction but ``rank_bias`` added to the rank logits (and ``texts=``
-    the deck's rank texts, when given)."""
+    the deck's rank texts, when given), as wide as the classifier's features."""
+    width = classifier.read_with_features(np.zeros((1, classifier.size, classifier.size, 3), np.uint8))[1].shape[-1]
     np.savez(path, mean=np.zeros(width), scale=np.ones(width), rank_weights=np.zeros((width, 14)),
              rank_bias=np.zeros(14) if rank_bias is None else rank_bias, suit_weights=np.zeros((width, 4)),
              suit_bias=np.zeros(4), classifier=classifier.fingerprint(), **texts)
