@@ -150,8 +150,7 @@ def test_a_close_up_of_a_card_is_read_from_farther_away(reader, monkeypatch):
     # The ace of hearts' top corner of the bundled gold-on-black photo, enlarged to 640 pixels
     # high: its index is about 210 pixels high, larger than any the finder learnt, and nothing is
     # read there; from twice as far it is read. The quick look reads at half the size: it reads
-    # the ace at once. (Stretched to 544 pixels wide, as this test had it until run 16, run 16's
-    # classifier reads the whole look's box as a 4S, unsure, and the ace all the same.)
+    # the ace at once.
     photo = cv2.imread(str(PHOTOS / "blackgold-3-cards.jpg"))
     close_up = cv2.resize(photo[420:620, 0:170], (480, 640), interpolation=cv2.INTER_CUBIC)
     assert _looks(reader, close_up, expected=None) == ["quick"]
@@ -177,9 +176,7 @@ def _only_guessed_close_up(reader, monkeypatch, columns: slice) -> tuple[np.ndar
 def test_a_close_up_read_only_by_a_guess_is_read_from_farther_away(reader, monkeypatch):
     # The jack of clubs' corner, its index a third of the frame: the whole look boxes it but
     # cannot read it, and only guesses a card (an 8D, never counted); from twice as far it is
-    # read. The farther look was once run only where nothing was read, not even a guess. (From
-    # column 480, as this test had it until run 16, run 16's classifier reads the 8D, unsure,
-    # and then the JC from farther all the same.)
+    # read. The farther look was once run only where nothing was read, not even a guess.
     close_up, _ = _only_guessed_close_up(reader, monkeypatch, slice(490, 640))
     assert _looks(reader, close_up, expected=1)[:2] == ["whole", "farther"]
     reading = reader.read(close_up, expected=1)
