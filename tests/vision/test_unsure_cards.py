@@ -9,7 +9,6 @@ from pathlib import Path
 import cv2
 import pytest
 
-from cribcam.settings import RUNTIME_ENV
 from cribcam.vision import CardReader
 from cribcam.vision.corners import UNSURE_CONF
 from cribcam.vision.reading import CHECK_CARDS, GUESSED, STARTER_UNKNOWN
@@ -24,14 +23,8 @@ PHOTO = Path(__file__).resolve().parents[2] / "datasets" / "samples" / "heldout-
 GUESSED_PHOTO = PHOTO.with_name("heldout-gnome-bellot-0000055.jpg")
 
 
-@pytest.fixture(scope="module", autouse=True)
-def onnxruntime_only():
-    """Every reading of this module, `cribcam read`'s too, in onnxruntime, which reads alike on
-    every CPU: OpenVINO runs the finder in bfloat16 where the CPU computes in it, and there
-    reads the unsure 7S of PHOTO as a guess only."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(RUNTIME_ENV, "onnxruntime")
-        yield
+# In OpenVINO's bfloat16 (an Intel Xeon) the unsure 7S of PHOTO is read as a guess only.
+pytestmark = pytest.mark.usefixtures("onnxruntime_only")
 
 
 @pytest.fixture(scope="module")
