@@ -71,13 +71,15 @@ def bank_from_scenes(data_dir: Path, part: str, seed: int, negatives_per_index: 
     return collected.bank(real=False)
 
 
-def bank_from_decks(decks: list, count: int, seed: int, backgrounds: list[np.ndarray]) -> CropBank:
+def bank_from_decks(decks: list, count: int, seed: int, backgrounds: list[np.ndarray],
+                    neighbour_share: float = 0.0) -> CropBank:
     """Patches of indices cut straight from the card art of ``decks`` (``datagen.card_art.Deck``).
 
     Each is one corner of a random card, repainted in a random look of the scenes, turned
     about the index to any angle (the finder's box is then the turned index's bounding box,
     and the patch is sized on that, as at run time) and laid on a random patch of
-    ``backgrounds`` (BGR images: tables and cards as the scenes show them).
+    ``backgrounds`` (BGR images: tables and cards as the scenes show them). A share
+    ``neighbour_share`` of them first get another card's print beside the index (``_beside``).
     """
     from cribcam.scoring.cards import CARD_CODES
 
@@ -88,7 +90,12 @@ def bank_from_decks(decks: list, count: int, seed: int, backgrounds: list[np.nda
         deck = decks[int(rng.integers(len(decks)))]
         code = CARD_CODES[int(rng.integers(len(CARD_CODES)))]
         corners = deck.corners[code]
-        patches[i] = _art_patch(rng, deck.cards[code], corners[int(rng.integers(len(corners)))], backgrounds)
+        face, box = deck.cards[code], corners[int(rng.integers(len(corners)))]
+        if neighbour_share and rng.random() < neighbour_share:
+            other = CARD_CODES[int(rng.integers(len(CARD_CODES)))]
+            others = deck.corners[other]
+            face = _beside(rng, face, box, deck.cards[other], others[int(rng.integers(len(others)))], deck.dark)
+        patches[i] = _art_patch(rng, face, box, backgrounds)
         ranks[i], suits[i] = card_index(code)
     return CropBank(patches, ranks, suits, np.zeros(count, bool), np.ones(count, bool))
 
@@ -104,6 +111,39 @@ def bank_from_jokers(jokers: list, count: int, seed: int, backgrounds: list[np.n
         patches[i] = _art_patch(rng, face, corners[int(rng.integers(len(corners)))], backgrounds)
     return CropBank(patches, np.full(count, NO_INDEX, np.int64), np.zeros(count, np.int64), np.zeros(count, bool),
                     np.ones(count, bool))
+
+
+def _beside(rng: np.random.Generator, face: np.ndarray, box, other: np.ndarray, other_box,
+            dark: bool) -> np.ndarray:
+    """A copy of the BGRA ``face`` with print of the ``other`` face beside its index ``box``.
+
+    Some decks print a large pip right beside the index (a large-index deck's crops read
+    its spade as a heart, or nothing, with the pip in the crop), and in a fanned hand the next
+    card's index or pips lie there: the classifier must read the index and not what is beside
+    it. The print is the other index whole, or its lower half (its suit), enlarged up to 2.5
+    times, laid on the card side of the index (where a card's print is) at a small gap, and
+    the ink wins over the face (the lighter one on a ``dark`` face), as print on a face does.
+    """
+    x1, y1, x2, y2 = (float(v) for v in other_box)
+    part = 0.5 if rng.random() < 0.5 else 1.0  # the lower half: the suit
+    y1 = y2 - part * (y2 - y1)
+    glyph = other[int(y1):int(np.ceil(y2)), int(x1):int(np.ceil(x2)), :3]
+    bx1, by1, bx2, by2 = (float(v) for v in box)
+    scale = rng.uniform(0.8, 2.5) * part * (by2 - by1) / max(glyph.shape[0], 1)
+    glyph = cv2.resize(glyph, (max(2, round(glyph.shape[1] * scale)), max(2, round(glyph.shape[0] * scale))),
+                       interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    gh, gw = glyph.shape[:2]
+    gap = rng.uniform(0.05, 0.5) * (bx2 - bx1)
+    inward = (bx1 + bx2) / 2 < face.shape[1] / 2  # the card's print lies toward its middle
+    x = round(bx2 + gap) if inward else round(bx1 - gap - gw)
+    y = round(rng.uniform(by1 - gh / 2, by2 - gh / 2))
+    out = face.copy()
+    fx1, fy1, fx2, fy2 = max(x, 0), max(y, 0), min(x + gw, face.shape[1]), min(y + gh, face.shape[0])
+    if fx2 > fx1 and fy2 > fy1:
+        region = out[fy1:fy2, fx1:fx2]
+        ink = np.maximum if dark else np.minimum
+        region[..., :3] = ink(region[..., :3], glyph[fy1 - y:fy2 - y, fx1 - x:fx2 - x])
+    return out
 
 
 def _art_patch(rng: np.random.Generator, face: np.ndarray, box, backgrounds: list[np.ndarray]) -> np.ndarray:

@@ -77,6 +77,8 @@ class Recipe:
         font_crops: crops of their indices in the classifier's bank.
         joker_crops: crops of the corners of jokers drawn with those fonts, as no index
             (``datagen.font_decks.joker_faces``).
+        neighbour_share: the share of the art's and the font decks' crops with another card's
+            print beside the index (``training.classifier.bank_from_decks``).
         mined_scenes: scenes the continued finder is run on for hard negatives.
         classifier_minutes: the classifier's training time, wall-clock.
         classifier_from: classifier weights to continue from, at ``classifier_lr / 3``, or None.
@@ -105,6 +107,7 @@ class Recipe:
     font_decks: int = 60
     font_crops: int = 15000
     joker_crops: int = 3000
+    neighbour_share: float = 0.0
     mined_scenes: int = 1500
     classifier_minutes: float = 40.0
     classifier_from: Path | None = None
@@ -279,7 +282,8 @@ def classifier_job(recipe: Recipe) -> ClassifierJob:
     continues from mined for hard negatives."""
     bank = BankPlan(recipe.synth, recipe.real_set if recipe.real is not None else None, recipe.seed,
                     recipe.art_crops, recipe.font_decks, recipe.font_crops, recipe.joker_crops,
-                    miner=recipe.finder_from, miner_imgsz=recipe.finder_imgsz, mining=recipe.work / "mining",
+                    neighbour_share=recipe.neighbour_share, miner=recipe.finder_from,
+                    miner_imgsz=recipe.finder_imgsz, mining=recipe.work / "mining",
                     mined_scenes=recipe.mined_scenes)
     return ClassifierJob(bank, recipe.classifier_checkpoint, recipe.log_file, recipe.classifier_minutes,
                          recipe.classifier_batch, _continued_rate(recipe.classifier_lr, recipe.classifier_from),

@@ -100,6 +100,8 @@ class BankPlan:
         art_crops: crops of the training designs' card art.
         font_decks, font_crops: decks drawn in the training typefaces, and crops of them.
         joker_crops: crops of jokers' corners, as no index.
+        neighbour_share: the share of the art's and font decks' crops with another card's print
+            beside the index.
         fonts: where the typefaces are, or None for the machine's (``datagen.font_decks``).
         bank_scenes: the first this many scenes are cut (None: all).
         miner: the finder checkpoint whose mistakes in the scenes and photos become hard
@@ -117,6 +119,7 @@ class BankPlan:
     font_decks: int
     font_crops: int
     joker_crops: int
+    neighbour_share: float = 0.0
     fonts: Path | None = None
     bank_scenes: int | None = None
     miner: Path | None = None
@@ -215,10 +218,12 @@ def _bank_piece(piece: tuple[str, int, int]):
     seed = plan.seed + SHARD_SEEDS * k
     real_images, real_labels = (plan.real / "images" / "train" if plan.real else None), _BANK_INPUTS["real_labels"]
     if kind == "art":
-        return bank_from_decks(_BANK_INPUTS["decks"], _share(plan.art_crops, k, n), seed, backgrounds)
+        return bank_from_decks(_BANK_INPUTS["decks"], _share(plan.art_crops, k, n), seed, backgrounds,
+                               plan.neighbour_share)
     if kind == "fonts":
         decks = font_decks(_share(plan.font_decks, k, n), seed, root=_BANK_INPUTS["fonts"], found=_BANK_INPUTS["found"])
-        return bank_from_decks(decks, _share(plan.font_crops, k, n), seed, backgrounds) if decks else None
+        return (bank_from_decks(decks, _share(plan.font_crops, k, n), seed, backgrounds, plan.neighbour_share)
+                if decks else None)
     if kind == "jokers":
         jokers = joker_faces(JOKER_FACES, seed, root=_BANK_INPUTS["fonts"])
         return bank_from_jokers(jokers, plan.joker_crops, seed, backgrounds) if jokers else None
