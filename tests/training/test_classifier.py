@@ -48,6 +48,52 @@ def test_art_patches_centre_the_index_of_the_named_card(monkeypatch):
     assert (middle < 60).all()  # the index, whatever the angle, sits in the middle of its patch
 
 
+def _lettered_face(print_value: int, face_value: int) -> np.ndarray:
+    face = np.zeros((120, 80, 4), np.uint8)
+    face[..., :3], face[..., 3] = face_value, 255
+    face[10:30, 8:20, :3] = print_value  # the "index" in the top-left corner
+    face[90:110, 60:72, :3] = print_value  # and turned in the bottom-right
+    return face
+
+
+@pytest.mark.parametrize("dark", [False, True])
+def test_print_beside_an_index_lies_on_the_card_side_in_ink(dark):
+    from cribcam.training.classifier import _beside
+
+    ink, paper = (230, 20) if dark else (0, 255)
+    face, other = _lettered_face(ink, paper), _lettered_face(ink, paper)
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        top = _beside(rng, face, (8, 10, 20, 30), other, (8, 10, 20, 30), dark)
+        added = (top[..., :3] != face[..., :3]).any(axis=2)
+        assert added.any() and not added[:, :20].any()  # right of the top-left index, toward the middle
+        assert (top[added][:, :3] == ink).all()  # ink laid on the face, not the other face's paper
+        bottom = _beside(rng, face, (60, 90, 72, 110), other, (8, 10, 20, 30), dark)
+        added = (bottom[..., :3] != face[..., :3]).any(axis=2)
+        assert added.any() and not added[:, 60:].any()  # left of the bottom-right index
+    assert (face == _lettered_face(ink, paper)).all()  # the deck's own art is left as it was
+
+
+def test_a_share_of_art_patches_get_print_beside_the_index(monkeypatch):
+    from types import SimpleNamespace
+
+    import cribcam.datagen.augment
+
+    monkeypatch.setattr(cribcam.datagen.augment, "sample_look", lambda rng: {"name": "plain"})
+    face = _lettered_face(0, 255)
+    deck = SimpleNamespace(cards={code: face for code in CARD_CODES},
+                           corners={code: [(8, 10, 20, 30)] for code in CARD_CODES}, dark=False)
+    backgrounds = [np.full((200, 200, 3), 128, np.uint8)]
+
+    def dark_pixels(share: float) -> np.ndarray:
+        bank = bank_from_decks([deck], 40, seed=0, backgrounds=backgrounds, neighbour_share=share)
+        return (bank.patches.max(axis=3) < 60).reshape(40, -1).sum(axis=1)
+
+    alone, beside = dark_pixels(0.0), dark_pixels(1.0)
+    # a patch's index is sized on its turned box, so print's area varies with the angle
+    assert np.median(beside) > 1.5 * np.median(alone)
+
+
 def test_joker_corners_are_negatives_cut_around_the_corner():
     face = np.full((120, 80, 4), 255, np.uint8)
     face[10:50, 8:16, :3] = 0  # the letters of JOKER stacked: a tall, narrow block
