@@ -117,10 +117,9 @@ def _beside(rng: np.random.Generator, face: np.ndarray, box, other: np.ndarray, 
             dark: bool) -> np.ndarray:
     """A copy of the BGRA ``face`` with print of the ``other`` face beside its index ``box``.
 
-    Some decks print a large pip right beside the index (a large-index deck's crops read
-    its spade as a heart, or nothing, with the pip in the crop), and in a fanned hand the next
-    card's index or pips lie there: the classifier must read the index and not what is beside
-    it. The print is the other index whole, or its lower half (its suit), enlarged up to 2.5
+    Some decks print a large pip right beside the index, inside the classifier's crop, and in
+    a fanned hand the next card's index or pips lie there: the classifier must read the index
+    and not what is beside it. The print is the other index whole, or its lower half (its suit), enlarged up to 2.5
     times, laid on the card side of the index (where a card's print is) at a small gap, and
     the ink wins over the face (the lighter one on a ``dark`` face), as print on a face does.
     """
