@@ -119,9 +119,10 @@ def _beside(rng: np.random.Generator, face: np.ndarray, box, other: np.ndarray, 
 
     Some decks print a large pip right beside the index, inside the classifier's crop, and in
     a fanned hand the next card's index or pips lie there: the classifier must read the index
-    and not what is beside it. The print is the other index whole, or its lower half (its suit), enlarged up to 2.5
-    times, laid on the card side of the index (where a card's print is) at a small gap, and
-    the ink wins over the face (the lighter one on a ``dark`` face), as print on a face does.
+    and not what is beside it. The print is the other index whole, or its lower half (its
+    suit), enlarged up to 2.5 times, laid on the card side of the index (where a card's print
+    is) at a small gap, and the ink wins over the face (the lighter one on a ``dark`` face), as
+    print on a face does.
     """
     x1, y1, x2, y2 = (float(v) for v in other_box)
     part = 0.5 if rng.random() < 0.5 else 1.0  # the lower half: the suit
