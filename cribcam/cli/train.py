@@ -104,9 +104,8 @@ def _check(recipe) -> None:
     for name, least in small.items():
         if getattr(recipe, name) < least:
             raise UsageError(f"{option(name)} must be at least {least}")
-    for name in ("neighbour_share", "drawn_suits"):
-        if not 0 <= getattr(recipe, name) <= 1:
-            raise UsageError(f"{option(name)} is a share: give a number from 0 to 1")
+    if not 0 <= recipe.neighbour_share <= 1:  # NaN too
+        raise UsageError("--neighbour-share is a share: give a number from 0 to 1")
     for name in ("classifier_minutes", "finder_lr", "classifier_lr"):
         if not getattr(recipe, name) > 0:  # NaN too
             raise UsageError(f"{option(name)} must be positive")

@@ -22,7 +22,6 @@ from pathlib import Path
 import numpy as np
 
 from cribcam.datagen.card_art import Deck
-from cribcam.datagen.suit_shapes import suit_geometry, suit_mask
 from cribcam.scoring.cards import CARD_CODES, RED_SUITS
 
 FONT_ROOT = Path("/usr/share/fonts")
@@ -62,20 +61,17 @@ def find_fonts(root: Path = FONT_ROOT, letters: str = "") -> tuple[list[Path], l
 
 
 def font_decks(count: int, seed: int, root: Path = FONT_ROOT, alphabet: str | None = None,
-               found: tuple[list[Path], list[Path]] | None = None, drawn_suits: float = 0.0) -> list[Deck]:
+               found: tuple[list[Path], list[Path]] | None = None) -> list[Deck]:
     """``count`` decks, each in a randomly chosen font and style (none if no font is usable),
     lettered as ``ALPHABETS[alphabet]`` says when one is named. ``found`` is what
     ``find_fonts(root, letters)`` returns, when the caller has it: reading 600 fonts' tables
-    takes longer than drawing a few decks (several processes drawing decks find them once).
-    A ``drawn_suits`` share of the decks print suits of a random geometry
-    (``datagen.suit_shapes``) instead of a font's."""
+    takes longer than drawing a few decks (several processes drawing decks find them once)."""
     letters = ALPHABETS[alphabet] if alphabet else {}
     ranks, suits = found or find_fonts(root, "".join(letters.values()))
     if not ranks or not suits:
         return []
     rng = np.random.default_rng(seed)
-    return [font_deck(ranks[int(rng.integers(len(ranks)))], suits[int(rng.integers(len(suits)))], rng, letters,
-                      drawn_suits)
+    return [font_deck(ranks[int(rng.integers(len(ranks)))], suits[int(rng.integers(len(suits)))], rng, letters)
             for _ in range(count)]
 
 
@@ -97,25 +93,20 @@ def named_deck(rank_font: str, suit_font: str, seed: int, alphabet: str | None =
     return font_deck(*paths, np.random.default_rng(seed), ALPHABETS[alphabet] if alphabet else None)
 
 
-def font_deck(rank_font: Path, suit_font: Path, rng: np.random.Generator, letters: dict | None = None,
-              drawn_suits: float = 0.0) -> Deck:
+def font_deck(rank_font: Path, suit_font: Path, rng: np.random.Generator, letters: dict | None = None) -> Deck:
     """One plain deck: every card's index set in ``rank_font`` over a ``suit_font`` symbol, the
-    ranks in ``letters`` printed as it says ("B" for the jack, say); at odds of ``drawn_suits``
-    the suits are drawn shapes instead (``datagen.suit_shapes``)."""
-    style = _style(rank_font, suit_font, rng, letters, drawn_suits)
+    ranks in ``letters`` printed as it says ("B" for the jack, say)."""
+    style = _style(rank_font, suit_font, rng, letters)
     cards, corners = {}, {}
     for code in CARD_CODES:
         cards[code], corners[code] = _face(code, style)
-    suits = "drawn" if style["suit_shapes"] else suit_font.stem
-    name = f"font-{rank_font.stem}-{suits}" + "".join(f"-{r}{t}" for r, t in (letters or {}).items())
+    name = f"font-{rank_font.stem}-{suit_font.stem}" + "".join(f"-{r}{t}" for r, t in (letters or {}).items())
     return Deck(name=name, split="train", licence=f"drawn with the fonts {rank_font.name} and {suit_font.name}",
                 cards=cards, back=None, corners=corners)
 
 
-def _style(rank_font: Path, suit_font: Path, rng: np.random.Generator, letters: dict | None,
-           drawn_suits: float = 0.0) -> dict:
-    """A deck's look: the fonts at a random size, weight, width, spacing and inks, and at odds of
-    ``drawn_suits`` a geometry for suits drawn as shapes (None: the suit font's)."""
+def _style(rank_font: Path, suit_font: Path, rng: np.random.Generator, letters: dict | None) -> dict:
+    """A deck's look: the fonts at a random size, weight, width, spacing and inks."""
     from PIL import ImageFont
 
     height = int(rng.integers(26, 44))  # the rank's size on a 240-pixel-wide card
@@ -129,17 +120,7 @@ def _style(rank_font: Path, suit_font: Path, rng: np.random.Generator, letters: 
         "red": (int(rng.integers(0, 60)), int(rng.integers(0, 60)), int(rng.integers(170, 235))),  # BGR
         "black": tuple(int(rng.integers(0, 50)) for _ in range(3)),
         "text": {**RANK_TEXT, **(letters or {})},
-        # Drawn last and only when asked, so decks without drawn suits come out as they always did.
-        "suit_shapes": suit_geometry(rng) if drawn_suits and rng.random() < drawn_suits else None,
     }
-
-
-def _suit(suit: str, style: dict) -> np.ndarray:
-    """A suit symbol's ink mask in the deck's suit font, or drawn in its geometry at the height a
-    font's symbol has (about two thirds of the font's size)."""
-    if style["suit_shapes"]:
-        return suit_mask(suit, max(4, round(style["suit"].size * 0.65)), style["suit_shapes"])
-    return _glyphs(SUIT_TEXT[suit], style["suit"], 0)
 
 
 def _glyphs(text: str, font, bold: int) -> np.ndarray:
@@ -163,7 +144,7 @@ def _index(code: str, style: dict) -> np.ndarray:
     if len(text) > 1:  # two glyphs ("10", "Kn") squeezed to about one's width
         rank = cv2.resize(rank, (max(2, round(rank.shape[1] * style["squeeze"])), rank.shape[0]),
                           interpolation=cv2.INTER_AREA)
-    suit = _suit(code[1], style)
+    suit = _glyphs(SUIT_TEXT[code[1]], style["suit"], 0)
     width = max(rank.shape[1], suit.shape[1])
     index = np.zeros((rank.shape[0] + style["gap"] + suit.shape[0], width), np.uint8)
     index[:rank.shape[0], (width - rank.shape[1]) // 2:][:, :rank.shape[1]] = rank
@@ -177,7 +158,7 @@ def _face(code: str, style: dict) -> tuple[np.ndarray, list[tuple[float, float, 
 
     ink = np.array(style["red"] if code[1] in RED_SUITS else style["black"], np.float32)
     face, boxes = _printed_corners(_index(code, style), ink, style["margin"])
-    pip = cv2.resize(_suit(code[1], style), None, fx=2.0, fy=2.0,
+    pip = cv2.resize(_glyphs(SUIT_TEXT[code[1]], style["suit"], 0), None, fx=2.0, fy=2.0,
                      interpolation=cv2.INTER_LINEAR)
     _print(face, pip, (WIDTH - pip.shape[1]) // 2, (HEIGHT - pip.shape[0]) // 2, ink)
     return face, boxes

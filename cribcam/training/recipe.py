@@ -79,8 +79,6 @@ class Recipe:
             (``datagen.font_decks.joker_faces``).
         neighbour_share: the share of the art's and the font decks' crops with another card's
             print beside the index (``training.classifier.bank_from_decks``).
-        drawn_suits: the share of font decks whose suits are shapes of a random geometry, not a
-            font's (``datagen.suit_shapes``).
         mined_scenes: scenes the continued finder is run on for hard negatives.
         classifier_minutes: the classifier's training time, wall-clock.
         classifier_from: classifier weights to continue from, at ``classifier_lr / 3``, or None.
@@ -110,7 +108,6 @@ class Recipe:
     font_crops: int = 15000
     joker_crops: int = 3000
     neighbour_share: float = 0.0
-    drawn_suits: float = 0.0
     mined_scenes: int = 1500
     classifier_minutes: float = 40.0
     classifier_from: Path | None = None
@@ -285,7 +282,7 @@ def classifier_job(recipe: Recipe) -> ClassifierJob:
     continues from mined for hard negatives."""
     bank = BankPlan(recipe.synth, recipe.real_set if recipe.real is not None else None, recipe.seed,
                     recipe.art_crops, recipe.font_decks, recipe.font_crops, recipe.joker_crops,
-                    neighbour_share=recipe.neighbour_share, drawn_suits=recipe.drawn_suits, miner=recipe.finder_from,
+                    neighbour_share=recipe.neighbour_share, miner=recipe.finder_from,
                     miner_imgsz=recipe.finder_imgsz, mining=recipe.work / "mining",
                     mined_scenes=recipe.mined_scenes)
     return ClassifierJob(bank, recipe.classifier_checkpoint, recipe.log_file, recipe.classifier_minutes,

@@ -102,7 +102,6 @@ class BankPlan:
         joker_crops: crops of jokers' corners, as no index.
         neighbour_share: the share of the art's and font decks' crops with another card's print
             beside the index.
-        drawn_suits: the share of font decks whose suits are drawn shapes, not a font's.
         fonts: where the typefaces are, or None for the machine's (``datagen.font_decks``).
         bank_scenes: the first this many scenes are cut (None: all).
         miner: the finder checkpoint whose mistakes in the scenes and photos become hard
@@ -121,7 +120,6 @@ class BankPlan:
     font_crops: int
     joker_crops: int
     neighbour_share: float = 0.0
-    drawn_suits: float = 0.0
     fonts: Path | None = None
     bank_scenes: int | None = None
     miner: Path | None = None
@@ -223,8 +221,7 @@ def _bank_piece(piece: tuple[str, int, int]):
         return bank_from_decks(_BANK_INPUTS["decks"], _share(plan.art_crops, k, n), seed, backgrounds,
                                plan.neighbour_share)
     if kind == "fonts":
-        decks = font_decks(_share(plan.font_decks, k, n), seed, root=_BANK_INPUTS["fonts"], found=_BANK_INPUTS["found"],
-                           drawn_suits=plan.drawn_suits)
+        decks = font_decks(_share(plan.font_decks, k, n), seed, root=_BANK_INPUTS["fonts"], found=_BANK_INPUTS["found"])
         return (bank_from_decks(decks, _share(plan.font_crops, k, n), seed, backgrounds, plan.neighbour_share)
                 if decks else None)
     if kind == "jokers":

@@ -69,18 +69,6 @@ def test_a_lettered_deck_prints_its_own_letters_for_the_ranks_it_letters():
             not np.array_equal(index(dutch, code), index(plain, code))
 
 
-def test_a_share_of_decks_prints_drawn_suits_and_none_unless_asked(deck):
-    assert font_decks(1, seed=3, drawn_suits=0.0)[0].name == deck.name  # the same draw as ever
-    assert np.array_equal(font_decks(1, seed=3, drawn_suits=0.0)[0].cards["KS"], deck.cards["KS"])
-    drawn = font_decks(8, seed=3, drawn_suits=1.0)
-    assert all(d.name.endswith("-drawn") for d in drawn)
-    assert sum(d.name.endswith("-drawn") for d in font_decks(40, seed=3, drawn_suits=0.5)) in range(8, 33)
-    face, plain = drawn[0].cards["KS"], font_decks(1, seed=3)[0].cards["KS"]
-    assert face.shape == plain.shape and not np.array_equal(face, plain)
-    x1, y1, x2, y2 = (int(round(v)) for v in drawn[0].corners["KS"][0])
-    assert (face[y1:y2, x1:x2, :3] < 128).any()  # the index box still holds the ink
-
-
 def test_a_deck_named_by_its_font_files_is_drawn_the_same_each_time_and_a_missing_font_is_named():
     from cribcam.datagen.font_decks import named_deck
 

@@ -139,7 +139,6 @@ def test_the_hours_of_models_whose_finder_and_classifier_came_from_two_runs(tmp_
     (["--classifier-lr", "-0.001"], "--classifier-lr must be positive"),
     (["--classifier-lr", "nan"], "--classifier-lr must be positive"),
     (["--classifier-width", "0.5"], "--classifier-width must be at least 1 (run 9's layers), or 0 to keep"),
-    (["--drawn-suits", "1.5"], "--drawn-suits is a share: give a number from 0 to 1"),
     (["--neighbour-share", "-0.1"], "--neighbour-share is a share: give a number from 0 to 1"),
     (["--neighbour-share", "nan"], "--neighbour-share is a share"),
 ])
