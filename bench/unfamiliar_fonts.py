@@ -10,8 +10,8 @@ reads the same crops. Prints the share read right (card, rank, suit) and the sha
 and sure (probability at least the reader's ``CARD_CONF``).
 
 ``--fonts /usr/share/fonts`` draws the same bench in the training typefaces: what the
-augmentation alone leaves unread, about the most the unfamiliar ones can be expected to reach (run 16:
-0.876 there against 0.818; models/HISTORY.md, "Run 18").
+augmentation alone leaves unread, about the most the unfamiliar ones can be expected to reach
+(run 16: 0.876 there against 0.818; models/HISTORY.md, "Run 18").
 
 The 15 packages of run 9's choice, unpacked apart (``apt-get download`` each, then
 ``dpkg -x FILE.deb DIR``): fonts-firacode fonts-sil-charis fonts-anonymous-pro fonts-tuffy

@@ -105,7 +105,7 @@ def _check(recipe) -> None:
         if getattr(recipe, name) < least:
             raise UsageError(f"{option(name)} must be at least {least}")
     if not 0 <= recipe.neighbour_share <= 1:  # NaN too
-        raise UsageError("--neighbour-share is a share: give a number from 0 to 1")
+        raise UsageError(f"{option('neighbour_share')} is a share: give a number from 0 to 1")
     for name in ("classifier_minutes", "finder_lr", "classifier_lr"):
         if not getattr(recipe, name) > 0:  # NaN too
             raise UsageError(f"{option(name)} must be positive")
