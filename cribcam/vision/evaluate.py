@@ -160,14 +160,14 @@ def evaluate(read: Callable[..., Reading], images: Path, labels: dict,
         for tally in tallies:
             tally.unboxed += len(entry["cards"]) - len(boxed)
         if find is not None and boxed:
-            found = _boxes_found(boxed, np.asarray(find(image), np.float32).reshape(-1, 4))
+            found = boxes_found(boxed, np.asarray(find(image), np.float32).reshape(-1, 4))
             for tally in tallies:
                 tally.boxes_labelled += len(boxed)
                 tally.boxes_found += found
     return result
 
 
-def _boxes_found(labelled_boxes: list[dict], boxes: np.ndarray) -> int:
+def boxes_found(labelled_boxes: list[dict], boxes: np.ndarray) -> int:
     """How many labelled index boxes some found box overlaps at IoU >= ``FOUND_IOU``."""
     if not labelled_boxes or not len(boxes):
         return 0

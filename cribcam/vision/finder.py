@@ -110,6 +110,12 @@ class IndexFinder:
         found = self._find(canvas, -pad_x, -pad_y)
         return Detections(np.clip(found.xyxy, 0, [width, height, width, height]), found.scores)
 
+    def negative(self, image: np.ndarray) -> Detections:
+        """Index boxes in a BGR uint8 image's negative: light print on a dark face becomes the
+        dark print on a light face the finder boxes best (models/HISTORY.md, "The finder on an
+        inverted photo"). Pips and art are boxed in it as often as indices."""
+        return self._find(255 - image, 0, 0)
+
     @property
     def quick_size(self) -> int | None:
         """The input size of the quick look; None for a finder of fixed input shape, which

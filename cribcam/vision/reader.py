@@ -253,6 +253,22 @@ class CardReader:
         keep = seen | (found.confidence >= self.conf)
         return found[keep], index_score[keep], no_index[keep]
 
+    def _negative_look(self, image: np.ndarray,
+                       seen: tuple[Detections, np.ndarray, np.ndarray]) -> tuple[Detections, np.ndarray, np.ndarray]:
+        """``detect``'s ``seen`` boxes with those the finder boxes on the photo's negative
+        (``IndexFinder.negative``), read on the photo itself. A box only the negative found
+        counts only when read as a card, as the closer look's: the negative boxes pips and art
+        as often as indices."""
+        seen_found = Detections(seen[0].xyxy, seen[1][:, None])
+        negative = self._found(image, self.finder.negative)
+        found = suppress(Detections.merge([seen_found, negative]), self.finder.iou)
+        found, index_score, no_index = self._classified(image, found, seen)
+        if not len(found):
+            return found, index_score, no_index
+        new = box_iou(found.xyxy, seen[0].xyxy).max(axis=1) < SAME_BOX if len(seen[0]) else np.ones(len(found), bool)
+        keep = ~new | (found.confidence >= self.conf)
+        return found[keep], index_score[keep], no_index[keep]
+
     def _farther_look(self, image: np.ndarray, expected: int | None, starter: bool, cards: list[SeenCard]):
         """``detect`` from farther away (``IndexFinder.farther``) and its decision, when that reads
         better than the whole look's ``cards``: a photo in which nothing was read, or only
@@ -312,6 +328,11 @@ class CardReader:
             farther = self._farther_look(image, expected, starter, cards)
             if farther is not None:
                 (found, index_score, no_index), (cards, problems, index_like) = farther
+        if expected is not None and _cards_read(cards, self.conf) < expected:
+            negative = self._negative_look(image, (found, index_score, no_index))
+            decided = self._decide(*negative, expected, starter)
+            if _cards_read(decided[0], self.conf) > _cards_read(cards, self.conf):
+                (found, index_score, no_index), (cards, problems, index_like) = negative, decided
         outline = None
         if expected is None and len(cards) == 2:
             outline = card_outline(image)  # one card's two corners, read as two cards?

@@ -1,5 +1,6 @@
 """The reader's other looks: a photo with cards missing is read again in tiles (enlarged when
-small), and one in which nothing was read is first read again from farther away.
+small) and in its negative, and one in which nothing was read is first read again from farther
+away.
 
 Real scenes through the shipped models: the bundled held-out scenes shrunk to half their size
 on a plain table, so that their indices are 4 to 15 pixels high; a bundled real photo cut down
@@ -14,6 +15,8 @@ import numpy as np
 import pytest
 
 from cribcam.vision import CardReader
+from cribcam.vision.evaluate import boxes_found
+from cribcam.vision.reading import CARDS_MISSING
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
 PHOTOS = Path(__file__).resolve().parents[1] / "data" / "photos"
@@ -46,7 +49,7 @@ def _right_and_wrong(reader: CardReader) -> tuple[int, int]:
 
 class _PassSpy:
     """The reader's finder, noting each pass it runs: "quick", "whole", "closer" (the enlarged
-    pass) or "farther"."""
+    pass), "farther" or "negative"."""
 
     def __init__(self, finder, passes: list[str]):
         self.finder, self.passes = finder, passes
@@ -63,6 +66,10 @@ class _PassSpy:
         self.passes.append("farther")
         return self.finder.farther(image)
 
+    def negative(self, image):
+        self.passes.append("negative")
+        return self.finder.negative(image)
+
     def quick(self, image):
         self.passes.append("quick")
         return self.finder.quick(image)
@@ -72,7 +79,8 @@ class _PassSpy:
 
 
 def _looks(reader: CardReader, image: np.ndarray, expected: int | None) -> list[str]:
-    """The finder's passes one reading ran, in order: "quick", "whole", "closer" or "farther"."""
+    """The finder's passes one reading ran, in order: "quick", "whole", "closer", "farther" or
+    "negative"."""
     looks = []
     finder, reader.finder = reader.finder, _PassSpy(reader.finder, looks)
     try:
@@ -106,10 +114,37 @@ def test_a_hand_read_whole_is_not_read_again(reader):
 def test_large_indices_with_cards_missing_take_no_closer_look(reader):
     # Three cards filling a photo read as a hand of five: the two not there are not too small to
     # see, so the photo is not read again enlarged (its slowest look); from farther away (large
-    # print may be a close-up) nothing more is read.
+    # print may be a close-up) nothing more is read, nor in the photo's negative.
     photo = cv2.imread(str(PHOTOS / "blackgold-3-cards.jpg"))
-    assert _looks(reader, photo, expected=5) == ["quick", "whole", "farther"]
+    assert _looks(reader, photo, expected=5) == ["quick", "whole", "farther", "negative"]
     assert sorted(reader.read(photo, expected=5).codes) == ["6H", "AH", "JC"]
+
+
+def _light_print_on_dark() -> tuple[np.ndarray, set[str], list[dict]]:
+    """A bundled held-out scene turned to its negative: its cards' dark print on a light face is
+    light print on a dark one, as on a gold-on-black deck; its cards, and its labelled indices."""
+    name = "heldout-gnome-bellot-0000055.jpg"
+    labelled = LABELS[name]["cards"]
+    return 255 - cv2.imread(str(SAMPLES / name)), {card["card"] for card in labelled}, labelled
+
+
+def test_the_finder_boxes_light_print_on_a_dark_face_in_the_photos_negative(reader):
+    image, _, labelled = _light_print_on_dark()
+    assert boxes_found(labelled, reader.find(image).xyxy) == 2  # of its 7 indices
+    assert boxes_found(labelled, reader._found(image, reader.finder.negative).xyxy) == 6
+
+
+def test_cards_missing_from_the_count_are_looked_for_in_the_photos_negative(reader, monkeypatch):
+    image, cards, _ = _light_print_on_dark()
+    assert _looks(reader, image, expected=len(cards))[-1] == "negative"
+    assert _looks(reader, image, expected=None)[-1] != "negative"  # without a count, none is missing
+    read = reader.read(image, expected=len(cards))
+    monkeypatch.setattr(reader, "_negative_look", lambda image, seen: seen)
+    without = reader.read(image, expected=len(cards))
+    # Measured: two cards right with it, one wrong and unsure; none at all without it.
+    assert len(set(read.codes) & cards) > len(set(without.codes) & cards)
+    assert all(card.unsure for card in read.cards if card.card not in cards)
+    assert CARDS_MISSING in {problem.code for problem in read.problems}  # the rest is asked for
 
 
 def test_the_closer_look_reads_the_boxes_a_closer_detect_reads(reader):
@@ -196,11 +231,12 @@ def _large_print_with_cards_missing() -> np.ndarray:
 
 def test_large_print_with_cards_missing_is_read_from_farther_away(reader):
     # The whole look reads the 6H and only guesses a second card; the print is too large for a
-    # closer look to find more, so the photo is read from farther away.
+    # closer look to find more, so the photo is read from farther away (and, a card still
+    # missing, in its negative).
     close_up = _large_print_with_cards_missing()
     cards, _, _ = reader._decide(*reader.detect(close_up), 3, True)
     assert [card.card for card in cards if not card.guessed] == ["6H"]
-    assert _looks(reader, close_up, expected=3) == ["quick", "whole", "farther"]
+    assert _looks(reader, close_up, expected=3) == ["quick", "whole", "farther", "negative"]
 
 
 @pytest.mark.xfail(strict=True, reason="run 16's classifier no longer reads the ace cut off by the frame from "
