@@ -22,7 +22,7 @@
 Every deck goes to a data folder of its own (``CRIBCAM_DATA``), never the player's. Run from
 the repository root after `cribcam data real` and the held-out build:
 
-    python bench/bench_teach.py [--model DIR] [--out bench-teach.json] [--only PART ...]
+    python bench/bench_teach.py [--model DIR] [--out FILE.json] [--only PART ...]
 
 ``--only`` runs some parts alone (``blackgold``, ``designs``, ``lettered``, ``speed``: with
 every deck the run taught).
@@ -223,7 +223,7 @@ def split_lines(result: dict) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=Path("bench-teach.json"))
+    parser.add_argument("--out", type=Path, help="a JSON file for the figures")
     parser.add_argument("--model", type=Path, help="models to teach on and read with (default: the bundled ones)")
     parser.add_argument("--only", nargs="+", choices=PARTS, default=PARTS, help="the parts to run")
     parser.add_argument("--splits", type=int, help="the first this many of the gold deck's splits only")
@@ -313,7 +313,8 @@ def main() -> None:
                                            **{f"taught ({name})": reading_speed(val_images, name)
                                               for name in results["decks"]}}
     results["loadavg_after"] = load()
-    args.out.write_text(json.dumps(results, indent=1) + "\n")
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=1) + "\n")
     print(json.dumps(results, indent=1))
     # Kept on purpose: the taught decks can be read again (CRIBCAM_DATA=... cribcam read --deck).
     print(f"the taught decks are kept in {work / 'data'}: delete {work} when done", file=sys.stderr)

@@ -19,7 +19,7 @@ Printed: each split's recall and precision untaught and taught, whether the less
 its own check in the player's words, and the worst split. Run from the repository root (needs
 the ``train`` extra's Pillow and fontTools, and the fonts `bin/install-training-fonts` installs):
 
-    python bench/teach_singles_to_hands.py [--hands 42] [--per-suit 13] [--reference] [--model DIR] [--out bench-singles.json]
+    python bench/teach_singles_to_hands.py [--hands 42] [--per-suit 13] [--reference] [--model DIR] [--out FILE.json]
 
 ``--per-suit N`` photographs N cards of each taught suit only (drawn at random): how many a lesson
 needs. ``--reference`` also reads, untaught, the same hands of each drawn deck printed with the
@@ -202,7 +202,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=42, help="hand photos read in each split")
     parser.add_argument("--model", type=Path, help="models to teach on and read with (default: the bundled ones)")
-    parser.add_argument("--out", type=Path, default=Path("bench-singles.json"))
+    parser.add_argument("--out", type=Path, help="a JSON file for the figures")
     parser.add_argument("--per-suit", type=int, default=13, choices=range(1, 14), metavar="1-13",
                         help="cards of each taught suit photographed (drawn at random; default all 13)")
     parser.add_argument("--seed-offset", type=int, default=0,
@@ -239,7 +239,8 @@ def main() -> None:
                                           and s["after"]["precision"] >= s["before"]["precision"]
                                           for s in results["splits"].values())
     results["loadavg_after"] = load()
-    args.out.write_text(json.dumps(results, indent=1) + "\n")
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=1) + "\n")
     print(json.dumps({k: results[k] for k in ("worst_split", "never_below_untaught")}, indent=1))
     print(f"the taught decks are kept in {work / 'data'}: delete {work} when done", file=sys.stderr)
 
