@@ -328,7 +328,10 @@ class CardReader:
             farther = self._farther_look(image, expected, starter, cards)
             if farther is not None:
                 (found, index_score, no_index), (cards, problems, index_like) = farther
-        if expected is not None and _cards_read(cards, self.conf) < expected:
+        # Cards of the count still missing: they may be light print on a dark face. (Cards dealt,
+        # ``starter=False``, are counted at most: fewer is a smaller deal or a play under way, and
+        # each of the play's frames would pay for the look.)
+        if starter and expected is not None and _cards_read(cards, self.conf) < expected:
             negative = self._negative_look(image, (found, index_score, no_index))
             decided = self._decide(*negative, expected, starter)
             if _cards_read(decided[0], self.conf) > _cards_read(cards, self.conf):

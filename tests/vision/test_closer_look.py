@@ -78,13 +78,13 @@ class _PassSpy:
         return getattr(self.finder, name)
 
 
-def _looks(reader: CardReader, image: np.ndarray, expected: int | None) -> list[str]:
+def _looks(reader: CardReader, image: np.ndarray, expected: int | None, starter: bool = True) -> list[str]:
     """The finder's passes one reading ran, in order: "quick", "whole", "closer", "farther" or
     "negative"."""
     looks = []
     finder, reader.finder = reader.finder, _PassSpy(reader.finder, looks)
     try:
-        reader.read(image, expected=expected)
+        reader.read(image, expected=expected, starter=starter)
     finally:
         reader.finder = finder
     return looks
@@ -138,6 +138,8 @@ def test_cards_missing_from_the_count_are_looked_for_in_the_photos_negative(read
     image, cards, _ = _light_print_on_dark()
     assert _looks(reader, image, expected=len(cards))[-1] == "negative"
     assert _looks(reader, image, expected=None)[-1] != "negative"  # without a count, none is missing
+    # Cards dealt are counted at most: fewer is a smaller deal, or a play under way.
+    assert "negative" not in _looks(reader, image, expected=len(cards), starter=False)
     read = reader.read(image, expected=len(cards))
     monkeypatch.setattr(reader, "_negative_look", lambda image, seen: seen)
     without = reader.read(image, expected=len(cards))
