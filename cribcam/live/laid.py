@@ -124,10 +124,17 @@ class LaidCards:
                                    for corner in corners)
 
     def _otherwise(self, card: SeenCard) -> bool:
-        """Whether ``card`` is a laid card's other reading, where that reading lay."""
+        """Whether ``card`` is a laid card's other reading, where that reading lay: read there, and
+        from no corner new to the table. The card it was read as may be laid later, and be read
+        together with that corner, a card's corners away: a 9S laid below a 6H whose lower corner,
+        printed upright, read as a 9S was read from its own corner and the 6H's, and never laid
+        (models/HISTORY.md, "A card read with another's phantom corner")."""
         corners, size = index_centres(card)
         there = self._read_otherwise.get(card.card)
-        return there is not None and _nearest(corners, there) <= SAME_PLACE * size
+        if there is None or _nearest(corners, there) > SAME_PLACE * size:
+            return False
+        known = np.concatenate([there, *self.laid.values()])
+        return all(_nearest(corner[None], known) <= SAME_PLACE * size for corner in corners)
 
 
 def _one_card_a_place(newly: list[SeenCard], recent: list[SeenCard], image: np.ndarray | None = None

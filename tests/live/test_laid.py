@@ -124,3 +124,13 @@ def test_a_corner_read_as_another_card_at_once_or_a_frame_later_is_the_same_card
     assert follow(later) == [(5, "6S"), (13, "9H")]
     elsewhere = frames(six, phantom, times=8) + frames(six, phantom, card("9H", 400), times=6)
     assert follow(elsewhere) == [(5, "6S"), (13, "9H")]  # the card it was read as, laid elsewhere
+
+
+def test_the_card_a_corner_was_read_as_is_laid_when_read_later_from_a_corner_of_its_own_too():
+    six, phantom = card("6S", 100, corners=1), SeenCard("9H", 0.6, ((220, 270, 240, 300),))  # its lower corner
+    # The 9H laid below, read from its own corner and the 6S's lower one: a card's corners apart.
+    nine = SeenCard("9H", 0.9, ((400, 600, 420, 630), (220, 270, 240, 300)))
+    assert follow(frames(six, phantom, times=8) + frames(six, nine, times=6)) == [(5, "6S"), (13, "9H")]
+    # Read from the 6S's corners alone, it is still the 6S read otherwise.
+    both = SeenCard("9H", 0.9, ((100, 100, 120, 130), (220, 270, 240, 300)))
+    assert follow(frames(six, phantom, times=8) + frames(six, both, times=6)) == [(5, "6S")]
