@@ -240,33 +240,30 @@ class CardReader:
         enlarged pass is run, and only the boxes it adds are read, so no pass reads the same
         pixels twice. (The boxes are ``detect(image, closer=True)``'s; a box's rank opinion may
         differ a little, as the rank reader pads the lines it reads together to one width.)
-        A box only the closer look found counts only when read as a card: let its unread boxes
-        fill missing cards as guesses, and they were wrong more often than right
-        (models/HISTORY.md, "Run 8"). ``plain`` holds the boxes already found (the whole
-        look's, or the farther look's)."""
-        whole_found = Detections(whole[0].xyxy, whole[1][:, None])
-        found = suppress(Detections.merge([whole_found, self._found(image, self.finder.enlarged)]), self.finder.iou)
-        found, index_score, no_index = self._classified(image, found, whole)
-        if not len(found):
-            return found, index_score, no_index
-        seen = box_iou(found.xyxy, plain.xyxy).max(axis=1) >= SAME_BOX if len(plain) else np.zeros(len(found), bool)
-        keep = seen | (found.confidence >= self.conf)
-        return found[keep], index_score[keep], no_index[keep]
+        ``plain`` holds the boxes already found (the whole look's, or the farther look's)."""
+        return self._with_look(image, self.finder.enlarged, whole, plain)
 
     def _negative_look(self, image: np.ndarray,
                        seen: tuple[Detections, np.ndarray, np.ndarray]) -> tuple[Detections, np.ndarray, np.ndarray]:
         """``detect``'s ``seen`` boxes with those the finder boxes on the photo's negative
-        (``IndexFinder.negative``), read on the photo itself. A box only the negative found
-        counts only when read as a card, as the closer look's: the negative boxes pips and art
+        (``IndexFinder.negative``), read on the photo itself: the negative boxes pips and art
         as often as indices."""
-        seen_found = Detections(seen[0].xyxy, seen[1][:, None])
-        negative = self._found(image, self.finder.negative)
-        found = suppress(Detections.merge([seen_found, negative]), self.finder.iou)
-        found, index_score, no_index = self._classified(image, found, seen)
+        return self._with_look(image, self.finder.negative, seen, seen[0])
+
+    def _with_look(self, image: np.ndarray, look, read_before: tuple[Detections, np.ndarray, np.ndarray],
+                   plain: Detections) -> tuple[Detections, np.ndarray, np.ndarray]:
+        """``read_before`` (``detect``'s answer on ``image``) with the boxes of another finder's
+        ``look`` at it merged in; only the boxes it adds are read. A box not in ``plain`` (the
+        boxes already found) counts only when read as a card: let the closer look's unread boxes
+        fill missing cards as guesses, and they were wrong more often than right
+        (models/HISTORY.md, "Run 8")."""
+        before = Detections(read_before[0].xyxy, read_before[1][:, None])
+        found = suppress(Detections.merge([before, self._found(image, look)]), self.finder.iou)
+        found, index_score, no_index = self._classified(image, found, read_before)
         if not len(found):
             return found, index_score, no_index
-        new = box_iou(found.xyxy, seen[0].xyxy).max(axis=1) < SAME_BOX if len(seen[0]) else np.ones(len(found), bool)
-        keep = ~new | (found.confidence >= self.conf)
+        seen = box_iou(found.xyxy, plain.xyxy).max(axis=1) >= SAME_BOX if len(plain) else np.zeros(len(found), bool)
+        keep = seen | (found.confidence >= self.conf)
         return found[keep], index_score[keep], no_index[keep]
 
     def _farther_look(self, image: np.ndarray, expected: int | None, starter: bool, cards: list[SeenCard]):
