@@ -108,7 +108,7 @@ const rankSaid = (r) => (/\d/.test(rankLabel(r)) ? rankLabel(r) : `${rankLabel(r
 export const chipName = (code, marked) => (marked ? `${rankLabel(code[0])} check: ${cardName(code)}`
   : `${rankSaid(code[0])} of ${SUITS[code[1]][1]}`);
 
-function cardFace(code) {
+export function cardFace(code) {
   const span = document.createElement("span");
   span.className = "face " + (isRed(code) ? "red" : "black");
   const rank = document.createElement("span");
@@ -120,6 +120,30 @@ function cardFace(code) {
   span.append(rank, suit);
   return span;
 }
+
+// The buttons that pick a card's rank (named as rankSaid says) and its suit: the picker's here,
+// and the discard page's for the cards dealt. `chosen` is called with the rank or suit and the
+// button.
+export const rankButtons = (chosen) => RANKS.map((r) => {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.textContent = rankLabel(r);
+  b.dataset.rank = r;
+  b.setAttribute("aria-label", rankSaid(r));
+  b.addEventListener("click", () => chosen(r, b));
+  return b;
+});
+
+export const suitButtons = (chosen) => Object.entries(SUITS).map(([s, [symbol, name]]) => {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.textContent = symbol;
+  b.className = s === "H" || s === "D" ? "red" : "black";
+  b.dataset.suit = s;
+  b.setAttribute("aria-label", name);
+  b.addEventListener("click", () => chosen(s, b));
+  return b;
+});
 
 // A card as text ("5♣"), read out by its name, not as its symbols ("5, black club suit").
 export function namedCard(code) {
@@ -562,25 +586,8 @@ export function adoptReading(data, claimsTypedAtSend = claimEdits) {
 const pick = { where: "hand", index: null, code: null, rank: null, suit: null };
 
 function buildPicker() {
-  $("picker-ranks").replaceChildren(...RANKS.map((r) => {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.textContent = rankLabel(r);
-    b.dataset.rank = r;
-    b.setAttribute("aria-label", rankSaid(r));
-    b.addEventListener("click", () => { pick.rank = r; updatePicker(); });
-    return b;
-  }));
-  $("picker-suits").replaceChildren(...Object.entries(SUITS).map(([s, [symbol, name]]) => {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.textContent = symbol;
-    b.className = s === "H" || s === "D" ? "red" : "black";
-    b.dataset.suit = s;
-    b.setAttribute("aria-label", name);
-    b.addEventListener("click", () => { pick.suit = s; updatePicker(); });
-    return b;
-  }));
+  $("picker-ranks").replaceChildren(...rankButtons((r) => { pick.rank = r; updatePicker(); }));
+  $("picker-suits").replaceChildren(...suitButtons((s) => { pick.suit = s; updatePicker(); }));
   for (const grid of [$("picker-ranks"), $("picker-suits")]) grid.addEventListener("keydown", moveInGrid);
 }
 

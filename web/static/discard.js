@@ -3,11 +3,10 @@
 // this page keeps the cards dealt (typed, tapped or read from a photo), whose crib it is and
 // the game, and shows the options as the server ranks them.
 import {
-  $, announce, capitalise, cardName, cardText, fieldError, miniCards, onChoice, plural, redrawKeepingFocus, send,
+  $, announce, capitalise, cardFace, cardName, cardText, fieldError, miniCards, onChoice, plural, rankButtons,
+  redrawKeepingFocus, send, suitButtons,
 } from "./counting.js";
 
-const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"];
-const SUITS = { C: ["♣", "clubs"], D: ["♦", "diamonds"], H: ["♥", "hearts"], S: ["♠", "spades"] };
 const MOST_DEALT = 6;
 const FEWEST_DEALT = 5; // three or four players, or five-card cribbage
 
@@ -23,8 +22,6 @@ const deal = {
 let adviceSeq = 0;
 let photoSeq = 0;
 
-const isRed = (code) => code.endsWith("H") || code.endsWith("D");
-
 // ---- the cards dealt -----------------------------------------------------------------------
 
 function chip(code) {
@@ -32,16 +29,7 @@ function chip(code) {
   b.type = "button";
   b.className = "chip";
   b.dataset.card = code;
-  const face = document.createElement("span");
-  face.className = "face " + (isRed(code) ? "red" : "black");
-  const rank = document.createElement("span");
-  rank.className = "rank";
-  rank.textContent = cardText(code).slice(0, -1);
-  const suit = document.createElement("span");
-  suit.className = "suit";
-  suit.textContent = SUITS[code[1]][0];
-  face.append(rank, suit);
-  b.append(face);
+  b.append(cardFace(code));
   b.setAttribute("aria-label", `${cardText(code)}: tap to take it back`);
   b.addEventListener("click", () => {
     deal.cards = deal.cards.filter((c) => c !== code);
@@ -62,27 +50,11 @@ function renderCards() {
 }
 
 function buildTapButtons() {
-  $("suit-buttons").replaceChildren(...Object.entries(SUITS).map(([s, [symbol, name]]) => {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.textContent = symbol;
-    b.className = s === "H" || s === "D" ? "red" : "black";
-    b.dataset.suit = s;
-    b.setAttribute("aria-label", name);
-    b.addEventListener("click", () => { deal.suit = s; renderCards(); });
-    return b;
-  }));
-  $("rank-buttons").replaceChildren(...RANKS.map((r) => {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.textContent = r === "T" ? "10" : r;
-    b.dataset.rank = r;
-    b.addEventListener("click", () => {
-      deal.cards.push(r + deal.suit);
-      cardsChanged();
-      if (b.disabled) focusAfter(b);
-    });
-    return b;
+  $("suit-buttons").replaceChildren(...suitButtons((s) => { deal.suit = s; renderCards(); }));
+  $("rank-buttons").replaceChildren(...rankButtons((r, b) => {
+    deal.cards.push(r + deal.suit);
+    cardsChanged();
+    if (b.disabled) focusAfter(b);
   }));
 }
 
