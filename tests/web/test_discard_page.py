@@ -70,6 +70,9 @@ def test_typed_and_tapped_deals_are_ranked_for_the_dealer_and_the_pone(open_page
     page.click('#rank-buttons button[data-rank="9"]')
     expect(page.locator('#rank-buttons button[data-rank="9"]')).to_be_disabled()
     expect_options(page, advise(["2H", "3H", "4H", "4S", "9S"], dealer=False, variant="five-card"))
+    # The buttons are named as the count page's picker names them: what they show, then in words.
+    expect(page.get_by_role("button", name="Q, queen", exact=True)).to_have_attribute("data-rank", "Q")
+    expect(page.get_by_role("button", name="spades", exact=True)).to_have_attribute("data-suit", "S")
 
 
 def test_the_page_shows_every_figure_as_cribcam_discard_prints_it(open_page):
