@@ -138,7 +138,7 @@ export const suitButtons = (chosen) => Object.entries(SUITS).map(([s, [symbol, n
   const b = document.createElement("button");
   b.type = "button";
   b.textContent = symbol;
-  b.className = s === "H" || s === "D" ? "red" : "black";
+  b.className = isRed(s) ? "red" : "black";
   b.dataset.suit = s;
   b.setAttribute("aria-label", name);
   b.addEventListener("click", () => chosen(s, b));
