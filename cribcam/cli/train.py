@@ -100,10 +100,12 @@ def _check(recipe) -> None:
         raise UsageError(f"--finder-model {recipe.finder_model}: give an ultralytics model yaml (yolo11n.yaml)")
     small = {"scenes": 10, "finder_crop": 32, "finder_imgsz": 32, "finder_batch": 1, "classifier_batch": 2,
              "real_repeat": 0, "workers": 0, "art_crops": 0, "font_decks": 0, "font_crops": 0, "joker_crops": 0,
-             "mined_scenes": 0}
+             "mined_scenes": 0, "font_scenes": 0}
     for name, least in small.items():
         if getattr(recipe, name) < least:
             raise UsageError(f"{option(name)} must be at least {least}")
+    if recipe.font_scenes and not recipe.font_decks:
+        raise UsageError(f"{option('font_scenes')} draws its scenes with {option('font_decks')} decks: give at least 1")
     if not 0 <= recipe.neighbour_share <= 1:  # NaN too
         raise UsageError(f"{option('neighbour_share')} is a share: give a number from 0 to 1")
     for name in ("classifier_minutes", "finder_lr", "classifier_lr"):

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import os
 import tempfile
 import threading
@@ -46,6 +45,7 @@ from cribcam.training.stages import (
     RUN_TIME_IMGSZ,
     BankPlan,
     ClassifierJob,
+    build_font_scenes,
     build_scenes,
     classifier_beside,
     export_models,
@@ -186,25 +186,10 @@ def make_scenes(settings: DeviceRun, places: dict[str, Path], log) -> dict:
 
     designs = build_scenes(settings.work / "designs", lambda: load_decks(split="train", progress=False),
                            settings.design_scenes, settings.seed, "training designs", log)
-    fonts = _font_decks_in_parallel(settings.font_decks, settings.seed, places["fonts"])
-    if not fonts:
-        raise RuntimeError(f"no usable fonts in {places['fonts']}")
-    drawn = build_scenes(settings.work / "fonts", lambda: fonts, settings.font_scenes, settings.seed + 1, "font decks",
-                         log, val_fraction=0.0)
-    return {"designs": designs["decks"], "design_scenes": designs["scenes"], "font_decks": len(fonts),
+    drawn = build_font_scenes(settings.work / "fonts", settings.font_scenes, settings.font_decks, settings.seed,
+                              places["fonts"], log)
+    return {"designs": designs["decks"], "design_scenes": designs["scenes"], "font_decks": len(drawn["decks"]),
             "font_scenes": drawn["scenes"], "real_photos": len(list((places["real"] / "images" / "train").glob("*.jpg")))}
-
-
-def _font_decks_in_parallel(count: int, seed: int, fonts: Path) -> list:
-    """``count`` font decks drawn by every core (a few tenths of a second a deck), the fonts
-    found once for all of them."""
-    from cribcam.datagen.font_decks import find_fonts, font_decks
-
-    shards = max(1, min(os.cpu_count() or 1, count))
-    found = find_fonts(fonts)
-    jobs = [(count // shards + (k < count % shards), seed * 1000 + k, fonts, None, found) for k in range(shards)]
-    with multiprocessing.get_context("fork").Pool(shards) as pool:
-        return [deck for part in pool.starmap(font_decks, jobs) for deck in part]
 
 
 def train_finder(settings: DeviceRun, places: dict[str, Path], log) -> dict:

@@ -33,6 +33,7 @@ from cribcam.training.stages import (
     RUN_TIME_IMGSZ,
     BankPlan,
     ClassifierJob,
+    build_font_scenes,
     build_scenes,
     classifier_beside,
     export_models,
@@ -75,6 +76,8 @@ class Recipe:
         art_crops: crops of the training designs' card art in the classifier's bank.
         font_decks: plain decks drawn with the machine's fonts (``datagen.font_decks``).
         font_crops: crops of their indices in the classifier's bank.
+        font_scenes: scenes of as many font decks again, whose indices and negatives join the
+            classifier's bank (``stages.BankPlan.font_scenes``); 0: none.
         joker_crops: crops of the corners of jokers drawn with those fonts, as no index
             (``datagen.font_decks.joker_faces``).
         neighbour_share: the share of the art's and the font decks' crops with another card's
@@ -106,6 +109,7 @@ class Recipe:
     art_crops: int = 30000
     font_decks: int = 60
     font_crops: int = 15000
+    font_scenes: int = 0
     joker_crops: int = 3000
     neighbour_share: float = 0.0
     mined_scenes: int = 1500
@@ -126,6 +130,10 @@ class Recipe:
     @property
     def synth(self) -> Path:
         return self.work / "synth"
+
+    @property
+    def font_synth(self) -> Path:
+        return self.work / "font-scenes"
 
     @property
     def real_set(self) -> Path:
@@ -163,7 +171,9 @@ def check_work(recipe: Recipe) -> None:
     one that holds files but no record of its options."""
     record = recipe.work / "options.json"
     if record.is_file():
-        before, now = json.loads(record.read_text()), recipe.built_with()
+        # An option the record lacks came in after the run began, which was made as its default.
+        before = {**Recipe().built_with(), **json.loads(record.read_text())}
+        now = recipe.built_with()
         differ = [f"{option(name)} {_said(before.get(name))} there, {_said(now[name])} now"
                   for name in now if before.get(name) != now[name]]
         if differ:
@@ -223,6 +233,7 @@ def run(recipe: Recipe) -> dict:
         OtherOptions: as ``check_work`` says, before anything is done.
     """
     from cribcam.datagen.card_art import load_decks
+    from cribcam.datagen.font_decks import FONT_ROOT
     from cribcam.training.finder import train_finder, write_finder_data
 
     check_work(recipe)
@@ -232,6 +243,8 @@ def run(recipe: Recipe) -> dict:
     try:
         build_scenes(recipe.synth, lambda: load_decks(split="train", progress=False), recipe.scenes, recipe.seed,
                      "training designs", log)
+        if recipe.font_scenes:
+            build_font_scenes(recipe.font_synth, recipe.font_scenes, recipe.font_decks, recipe.seed, FONT_ROOT, log)
         split_real_photos(recipe, log)
         finder_data = None
         if not _keeps_finder(recipe):
@@ -284,7 +297,8 @@ def classifier_job(recipe: Recipe) -> ClassifierJob:
                     recipe.art_crops, recipe.font_decks, recipe.font_crops, recipe.joker_crops,
                     neighbour_share=recipe.neighbour_share, miner=recipe.finder_from,
                     miner_imgsz=recipe.finder_imgsz, mining=recipe.work / "mining",
-                    mined_scenes=recipe.mined_scenes)
+                    mined_scenes=recipe.mined_scenes,
+                    font_scenes=recipe.font_synth if recipe.font_scenes else None)
     return ClassifierJob(bank, recipe.classifier_checkpoint, recipe.log_file, recipe.classifier_minutes,
                          recipe.classifier_batch, _continued_rate(recipe.classifier_lr, recipe.classifier_from),
                          recipe.seed, start_from=recipe.classifier_from, width=recipe.classifier_width,

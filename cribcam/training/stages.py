@@ -87,6 +87,34 @@ def build_scenes(out: Path, decks: Callable[[], list], count: int, seed: int, wh
     return {"scenes": built["images"], "decks": [deck["name"] for deck in built["decks"]]}
 
 
+def build_font_scenes(out: Path, count: int, decks: int, seed: int, fonts: Path, log) -> dict:
+    """``build_scenes`` of ``decks`` font decks drawn in the typefaces under ``fonts``, every
+    scene a training one.
+
+    Raises:
+        RuntimeError: no typeface there prints every rank.
+    """
+    def drawn() -> list:
+        found = draw_font_decks(decks, seed, fonts)
+        if not found:
+            raise RuntimeError(f"no usable fonts in {fonts}")
+        return found
+
+    return build_scenes(out, drawn, count, seed + 1, "font decks", log, val_fraction=0.0)
+
+
+def draw_font_decks(count: int, seed: int, fonts: Path) -> list:
+    """``count`` font decks drawn by every core (a few tenths of a second a deck), the fonts
+    found once for all of them."""
+    from cribcam.datagen.font_decks import find_fonts, font_decks
+
+    shards = max(1, min(os.cpu_count() or 1, count))
+    found = find_fonts(fonts)
+    jobs = [(count // shards + (k < count % shards), seed * 1000 + k, fonts, None, found) for k in range(shards)]
+    with multiprocessing.get_context("fork").Pool(shards) as pool:
+        return [deck for part in pool.starmap(font_decks, jobs) for deck in part]
+
+
 @dataclass(frozen=True)
 class BankPlan:
     """What the classifier's crop bank is cut from, and how much of each.
@@ -94,6 +122,10 @@ class BankPlan:
     Attributes:
         scenes: a built synthetic set (``build_scenes``): its training scenes' indices and
             negatives, and the first ``BACKGROUNDS`` of them as the art's backgrounds.
+        font_scenes: a built set of font decks' scenes (``build_font_scenes``), whose indices
+            and negatives are cut as ``scenes``' are, or None for none: the typefaces as a
+            camera sees them, small, tilted and blurred, where the font decks' own crops are
+            cut flat from their faces.
         real: the real training photos as `cribcam data real` splits them (``images/train``,
             ``labels-train.json``), or None for none.
         seed: seed of every piece (shifted by ``SHARD_SEEDS`` for each shard after the first).
@@ -128,6 +160,7 @@ class BankPlan:
     mined_scenes: int = 0
     mined_photos: int | None = None
     shards: int = 1
+    font_scenes: Path | None = None
 
 
 # What every piece of a bank reads, set in the process that cuts it before any fork.
@@ -187,7 +220,7 @@ def _bank_pieces(plan: BankPlan) -> list[tuple[str, int, int]]:
     """(kind, shard, shards) of every piece: the large kinds split ``plan.shards`` ways."""
     n = plan.shards
     kinds = [("art", n), ("fonts", min(n, plan.font_decks)), ("scenes", n),
-             ("jokers", 1 if plan.joker_crops else 0), ("real", 1 if plan.real else 0),
+             ("font scenes", n if plan.font_scenes else 0), ("jokers", 1 if plan.joker_crops else 0), ("real", 1 if plan.real else 0),
              ("mistakes", n if plan.miner else 0), ("real mistakes", n if plan.miner and plan.real else 0)]
     return [(kind, k, shards) for kind, shards in kinds for k in range(shards)]
 
@@ -196,6 +229,7 @@ def _said(kind: str, plan: BankPlan) -> str:
     return {"art": f"cutting crops of the art of {len(_BANK_INPUTS['decks'])} training designs",
             "fonts": f"drawing {plan.font_decks} font decks",
             "scenes": "cutting crops of the scenes",
+            "font scenes": "cutting crops of the font decks' scenes",
             "jokers": f"drawing {JOKER_FACES} jokers for {plan.joker_crops} crops of their corners",
             "real": "cutting crops of the real training photos",
             "mistakes": f"mining hard negatives in {plan.mined_scenes} scenes",
@@ -229,6 +263,8 @@ def _bank_piece(piece: tuple[str, int, int]):
         return bank_from_jokers(jokers, plan.joker_crops, seed, backgrounds) if jokers else None
     if kind == "scenes":
         return bank_from_scenes(plan.scenes, "train", seed, shard=(k, n), scenes=plan.bank_scenes)
+    if kind == "font scenes":
+        return bank_from_scenes(plan.font_scenes, "train", seed, shard=(k, n))
     if kind == "real":
         return bank_from_labelled_photos(real_images, real_labels, seed)
     finder = _miner()

@@ -135,6 +135,8 @@ def test_the_hours_of_models_whose_finder_and_classifier_came_from_two_runs(tmp_
     (["--joker-crops", "-1"], "--joker-crops must be at least 0"),
     (["--font-decks", "-1"], "--font-decks must be at least 0"),
     (["--mined-scenes", "-1"], "--mined-scenes must be at least 0"),
+    (["--font-scenes", "-1"], "--font-scenes must be at least 0"),
+    (["--font-scenes", "10", "--font-decks", "0"], "--font-scenes draws its scenes with --font-decks decks"),
     (["--finder-lr", "0"], "--finder-lr must be positive"),
     (["--classifier-lr", "-0.001"], "--classifier-lr must be positive"),
     (["--classifier-lr", "nan"], "--classifier-lr must be positive"),

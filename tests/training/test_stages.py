@@ -25,9 +25,10 @@ def plan(**sizes) -> stages.BankPlan:
 
 @pytest.mark.parametrize("shards", [1, 3, 16])
 def test_a_bank_cut_by_many_processes_cuts_what_one_cuts(shards):
-    pieces = stages._bank_pieces(plan(shards=shards))
+    pieces = stages._bank_pieces(plan(shards=shards, font_scenes=Path("font-scenes")))
     shares = {kind: [(k, n) for kind_, k, n in pieces if kind_ == kind] for kind, _, _ in pieces}
-    assert set(shares) == {"art", "fonts", "scenes", "jokers", "real", "mistakes", "real mistakes"}
+    assert set(shares) == {"art", "fonts", "scenes", "font scenes", "jokers", "real", "mistakes", "real mistakes"}
+    assert shares["font scenes"] == shares["scenes"] == [(k, shards) for k in range(shards)]
     assert sum(stages._share(1000, k, n) for k, n in shares["art"]) == 1000
     # No process draws a font deck of its own that was not asked for: 7 decks, 7 processes at most.
     assert len(shares["fonts"]) == min(shards, 7)
@@ -83,6 +84,13 @@ def small_set(root: Path, counts: dict[str, int]) -> Path:
             cv2.imwrite(str(root / "images" / part / f"{k}.jpg"), np.full((64, 80, 3), 90, np.uint8))
             (root / "labels" / part / f"{k}.txt").write_text("0 0.5 0.5 0.2 0.3\n")
     return root
+
+
+def test_font_scenes_without_a_usable_font_say_where_none_was_found(tmp_path):
+    (tmp_path / "fonts").mkdir()
+    with pytest.raises(RuntimeError, match=f"no usable fonts in {tmp_path / 'fonts'}"):
+        stages.build_font_scenes(tmp_path / "scenes", 10, 2, 1, tmp_path / "fonts", lambda line: None)
+    assert not (tmp_path / "scenes").exists()
 
 
 def test_the_finder_data_of_whole_images_lists_each_as_often_as_asked(tmp_path):
