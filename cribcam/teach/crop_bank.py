@@ -70,8 +70,21 @@ class CropBank:
 
     @classmethod
     def merge(cls, banks: list[CropBank]) -> CropBank:
-        return cls(*(np.concatenate([getattr(b, k) for b in banks])
-                     for k in ("patches", "rank", "suit", "real", "art")))
+        """One bank of the patches of ``banks``, in their order. ``banks`` is emptied, each bank
+        dropped as soon as it is copied: a training run's bank is most of the machine's memory,
+        and its pieces and the whole together do not fit (run 20's first start was killed so)."""
+        fields = ("patches", "rank", "suit", "real", "art")
+        total = sum(len(bank) for bank in banks)
+        merged = {field: np.empty((total, *getattr(banks[0], field).shape[1:]),
+                                  np.result_type(*(getattr(bank, field).dtype for bank in banks)))
+                  for field in fields}
+        at = 0
+        while banks:
+            bank = banks.pop(0)
+            for field in fields:
+                merged[field][at:at + len(bank)] = getattr(bank, field)
+            at += len(bank)
+        return cls(**merged)
 
     def groups(self) -> dict[str, np.ndarray]:
         """Indices of the kinds of patches that a batch is mixed from."""

@@ -76,8 +76,8 @@ class Recipe:
         art_crops: crops of the training designs' card art in the classifier's bank.
         font_decks: plain decks drawn with the machine's fonts (``datagen.font_decks``).
         font_crops: crops of their indices in the classifier's bank.
-        font_scenes: scenes of as many font decks again, whose indices and negatives join the
-            classifier's bank (``stages.BankPlan.font_scenes``); 0: none.
+        font_scenes: scenes of ``font_decks`` more font decks, whose indices and negatives
+            join the classifier's bank (``stages.BankPlan.font_scenes``); 0: none.
         joker_crops: crops of the corners of jokers drawn with those fonts, as no index
             (``datagen.font_decks.joker_faces``).
         neighbour_share: the share of the art's and the font decks' crops with another card's

@@ -95,10 +95,10 @@ def build_font_scenes(out: Path, count: int, decks: int, seed: int, fonts: Path,
         RuntimeError: no typeface there prints every rank.
     """
     def drawn() -> list:
-        found = draw_font_decks(decks, seed, fonts)
-        if not found:
+        font_decks = draw_font_decks(decks, seed, fonts)
+        if not font_decks:
             raise RuntimeError(f"no usable fonts in {fonts}")
-        return found
+        return font_decks
 
     return build_scenes(out, drawn, count, seed + 1, "font decks", log, val_fraction=0.0)
 
@@ -201,7 +201,8 @@ def cut_bank(plan: BankPlan, log):
     if plan.miner is not None:
         mistakes = sum(len(bank) for piece, bank in zip(pieces, banks) if "mistakes" in piece[0] and bank)
         log(f"classifier: {mistakes} hard negatives from {plan.miner}")
-    bank = CropBank.merge([bank for bank in banks if bank is not None])
+    banks = [bank for bank in banks if bank is not None]  # the only list of them: merging frees each
+    bank = CropBank.merge(banks)
     log(f"classifier: {len(bank)} crops ({', '.join(f'{k} {len(v)}' for k, v in bank.groups().items())}) "
         f"in {time.monotonic() - started:.0f} s")
     return bank

@@ -25,6 +25,17 @@ def test_a_bank_needs_one_label_per_patch():
         CropBank(np.zeros((2, PATCH, PATCH, 3), np.uint8), np.zeros(3), np.zeros(2), np.zeros(2, bool))
 
 
+def test_banks_merged_keep_every_patch_in_order_and_are_let_go_of():
+    first, second = _bank(5), _bank(7)
+    second.art[:] = True
+    banks = [first, second]
+    merged = CropBank.merge(banks)
+    assert banks == []  # no piece held beside the whole
+    assert len(merged) == 12 and merged.patches.dtype == np.uint8
+    for field in ("patches", "rank", "suit", "real", "art"):
+        assert np.array_equal(getattr(merged, field), np.concatenate([getattr(first, field), getattr(second, field)]))
+
+
 def test_bank_groups_split_indices_real_and_synthetic_from_negatives():
     groups = _bank().groups()
     assert sorted(np.concatenate(list(groups.values())).tolist()) == list(range(12))
