@@ -187,6 +187,20 @@ def test_a_run_started_again_with_other_options_is_refused_naming_them(tiny_mode
     assert recipe.log_file.read_text() == log  # nothing done
 
 
+def test_an_option_a_work_folder_does_not_record_is_taken_as_its_default(tmp_path, real_photos):
+    from cribcam.training.recipe import OtherOptions, check_work
+    from training_tools import tiny_recipe
+
+    recipe = tiny_recipe(real_photos, tmp_path)
+    recorded = {name: value for name, value in replace(recipe, font_scenes=0).built_with().items()
+                if name != "font_scenes"}  # a folder made before the option came in
+    recipe.work.mkdir(parents=True)
+    (recipe.work / "options.json").write_text(json.dumps(recorded))
+    check_work(replace(recipe, font_scenes=0))  # goes on
+    with pytest.raises(OtherOptions, match="--font-scenes 0 there, 6 now"):
+        check_work(recipe)
+
+
 def test_a_work_folder_without_its_options_is_refused(tmp_path, real_photos, capsys):
     pytest.importorskip("ultralytics")
     from training_tools import tiny_recipe
