@@ -38,6 +38,9 @@ MOTION_LONGEST = 11
 # index a few pixels high, as the finder's closer look now finds them (models/HISTORY.md, "Run 8"),
 # is read from a crop cut from about 10 pixels. Before run 9 the least was 0.3 (14 pixels).
 SMALLEST_SHARE = 0.2
+# Reshaped print (``reshape_print``): strokes a pixel thinner or thicker and shapes gently bent,
+# for numerals drawn unlike any training design's (a held-out design's curled 6 read as a 10).
+RESHAPE_MOST_BEND = 3.0  # crop pixels, the largest shift of any point of the print
 
 
 @dataclass
@@ -238,12 +241,29 @@ def bank_from_labelled_photos(images: Path, labels: dict, seed: int, negatives_p
     return collected.bank(real=True)
 
 
-def augment(rng: np.random.Generator, patches: np.ndarray) -> np.ndarray:
+def reshape_print(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
+    """``crop`` with its print's strokes a pixel thinner or thicker (half the time) and its
+    shapes bent by a smooth random field (Simard et al.'s elastic distortion)."""
+    if rng.random() < 0.5:
+        kernel = np.ones((2, 2), np.uint8)  # dark print on a light face: erosion thickens it
+        crop = cv2.erode(crop, kernel) if rng.random() < 0.5 else cv2.dilate(crop, kernel)
+    side = crop.shape[0]
+    smoothness = rng.uniform(0.08, 0.16) * side
+    field = [cv2.GaussianBlur(rng.uniform(-1, 1, (side, side)).astype(np.float32), (0, 0), smoothness)
+             for _ in range(2)]
+    bend = rng.uniform(0.3, 1.0) * RESHAPE_MOST_BEND / max(float(np.abs(field).max()), 1e-6)
+    grid_y, grid_x = np.mgrid[0:side, 0:side].astype(np.float32)
+    return cv2.remap(crop, grid_x + bend * field[0], grid_y + bend * field[1], cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_REPLICATE)
+
+
+def augment(rng: np.random.Generator, patches: np.ndarray, reshape: float = 0.0) -> np.ndarray:
     """Classifier crops (n, CROP_SIZE, CROP_SIZE, 3) uint8 drawn from bank patches.
 
     The geometry stands in for the finder's boxes (looser or tighter, off centre, a little
     turned or squashed); the photometry for cameras, light and decks the scenes lack (light
-    print on dark faces, colour casts, washed-out red, blur, noise).
+    print on dark faces, colour casts, washed-out red, blur, noise). A ``reshape`` share of the
+    crops have their print reshaped (``reshape_print``): designs drawn unlike the bank's.
     """
     n = len(patches)
     nominal = PATCH * (1 + 2 * MARGIN) / CONTEXT  # the crop's side in patch pixels for an exact box
@@ -260,6 +280,8 @@ def augment(rng: np.random.Generator, patches: np.ndarray) -> np.ndarray:
         matrix[0, 2] += (1 - squash) * CROP_SIZE / 2
         out[i] = cv2.warpAffine(patches[i], matrix, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_AREA,
                                 borderMode=cv2.BORDER_REPLICATE)
+        if reshape and rng.random() < reshape:
+            out[i] = reshape_print(rng, out[i])
         if rng.random() < 0.3:
             small = max(8, int(CROP_SIZE * rng.uniform(SMALLEST_SHARE, 0.8)))
             out[i] = cv2.resize(cv2.resize(out[i], (small, small), interpolation=cv2.INTER_AREA),

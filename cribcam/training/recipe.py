@@ -82,6 +82,9 @@ class Recipe:
             (``datagen.font_decks.joker_faces``).
         neighbour_share: the share of the art's and the font decks' crops with another card's
             print beside the index (``training.classifier.bank_from_decks``).
+        reshape_share: the share of the classifier's crops whose print is reshaped, strokes
+            thinner or thicker and shapes bent (``teach.crop_bank.reshape_print``): numerals
+            drawn unlike the training designs'.
         mined_scenes: scenes the continued finder is run on for hard negatives.
         classifier_minutes: the classifier's training time, wall-clock.
         classifier_from: classifier weights to continue from, at ``classifier_lr / 3``, or None.
@@ -112,6 +115,7 @@ class Recipe:
     font_scenes: int = 0
     joker_crops: int = 3000
     neighbour_share: float = 0.0
+    reshape_share: float = 0.0
     mined_scenes: int = 1500
     classifier_minutes: float = 40.0
     classifier_from: Path | None = None
@@ -302,7 +306,7 @@ def classifier_job(recipe: Recipe) -> ClassifierJob:
     return ClassifierJob(bank, recipe.classifier_checkpoint, recipe.log_file, recipe.classifier_minutes,
                          recipe.classifier_batch, _continued_rate(recipe.classifier_lr, recipe.classifier_from),
                          recipe.seed, start_from=recipe.classifier_from, width=recipe.classifier_width,
-                         threads=2 if _keeps_finder(recipe) else 1)
+                         threads=2 if _keeps_finder(recipe) else 1, reshape=recipe.reshape_share)
 
 
 def _keeps_finder(recipe: Recipe) -> bool:
