@@ -9,7 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from cribcam.teach.crop_bank import NO_INDEX, PATCH, CropBank, augment, bank_from_finder_mistakes
+from cribcam.teach.crop_bank import (NO_INDEX, PATCH, RESHAPE_MOST_BEND, CropBank, augment,
+                                     bank_from_finder_mistakes, reshape_print)
 from cribcam.vision.crops import CROP_SIZE
 
 
@@ -47,6 +48,38 @@ def test_bank_groups_split_indices_real_and_synthetic_from_negatives():
 def test_augmented_crops_have_the_classifier_input_size():
     crops = augment(np.random.default_rng(0), _bank().patches)
     assert crops.shape == (12, CROP_SIZE, CROP_SIZE, 3) and crops.dtype == np.uint8
+
+
+def _seven() -> np.ndarray:
+    crop = np.full((CROP_SIZE, CROP_SIZE, 3), 235, np.uint8)
+    cv2.putText(crop, "7", (14, 36), cv2.FONT_HERSHEY_SIMPLEX, 1.1, (20, 20, 20), 3)
+    return crop
+
+
+def _ink(crop: np.ndarray) -> np.ndarray:
+    return crop.mean(axis=2) < 128
+
+
+def test_reshaped_print_is_the_same_numeral_bent_and_its_strokes_changed():
+    seven = _seven()
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        reshaped = reshape_print(rng, seven)
+        assert reshaped.shape == seven.shape and reshaped.dtype == np.uint8
+        assert not np.array_equal(reshaped, seven)
+        ink, ink_before = _ink(reshaped), _ink(seven)
+        assert 0.5 < ink.sum() / ink_before.sum() < 1.8  # a pixel thinner or thicker, not gone nor a blot
+        centre, centre_before = (np.argwhere(mask).mean(axis=0) for mask in (ink, ink_before))
+        assert np.abs(centre - centre_before).max() <= RESHAPE_MOST_BEND + 1  # bent in place, not moved off
+    blank = np.full_like(seven, 200)
+    assert np.array_equal(reshape_print(rng, blank), blank)  # nothing drawn where nothing was
+
+
+def test_augmented_crops_are_reshaped_only_when_asked():
+    patches = _bank().patches
+    plain = augment(np.random.default_rng(4), patches)
+    assert np.array_equal(augment(np.random.default_rng(4), patches, reshape=0.0), plain)  # teaching's draws unchanged
+    assert not np.array_equal(augment(np.random.default_rng(4), patches, reshape=1.0), plain)
 
 
 def test_finder_mistakes_clear_of_every_corner_become_negatives(tmp_path):

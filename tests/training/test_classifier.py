@@ -137,6 +137,22 @@ def test_training_resumes_and_exports_a_model_the_runtime_reads(tmp_path):
     assert out.shape == (2, 53) and np.allclose(out.sum(axis=1), 1, atol=1e-4)
 
 
+@pytest.mark.parametrize("share", [0.0, 1.0])
+def test_a_run_reshapes_the_print_of_the_share_of_crops_it_is_given(tmp_path, monkeypatch, share):
+    from cribcam.teach import crop_bank
+    from cribcam.training.classifier import _Batches
+    from cribcam.training.recipe import Recipe, classifier_job
+
+    reshaped = []
+    monkeypatch.setattr(crop_bank, "reshape_print", lambda rng, crop: reshaped.append(1) or crop)
+    train_classifier(_bank(), tmp_path / "c.pt", minutes=0.01, batch=8, lr=1e-3, seed=0, log=lambda m: None,
+                     reshape=share)
+    steps = torch.load(tmp_path / "c.pt", weights_only=False)["state"]["steps"]
+    crops_a_step = sum(_Batches(_bank(), 8, np.random.default_rng(0)).counts.values())
+    assert len(reshaped) == (crops_a_step * steps if share else 0)
+    assert classifier_job(Recipe(work=tmp_path, real=None, reshape_share=share)).reshape == share
+
+
 def test_the_exported_features_are_what_the_heads_read(tmp_path):
     """The "features" output through the checkpoint's own heads, in numpy, gives its "cards"."""
     from cribcam.vision.classifier import cards_from_heads, softmax
