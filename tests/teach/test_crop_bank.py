@@ -9,8 +9,15 @@ import cv2
 import numpy as np
 import pytest
 
-from cribcam.teach.crop_bank import (NO_INDEX, PATCH, RESHAPE_MOST_BEND, CropBank, augment,
-                                     bank_from_finder_mistakes, reshape_print)
+from cribcam.teach.crop_bank import (
+    NO_INDEX,
+    PATCH,
+    RESHAPE_MOST_BEND,
+    CropBank,
+    augment,
+    bank_from_finder_mistakes,
+    reshape_print,
+)
 from cribcam.vision.crops import CROP_SIZE
 
 
