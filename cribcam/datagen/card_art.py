@@ -118,12 +118,15 @@ class DeckArtError(RuntimeError):
 
 
 def element_id(code: str, style: str) -> str:
-    """SVG element id of a card in a deck file.
+    """SVG element id of a card in a deck file, or its file's name in a deck of one file a card.
 
     Args:
         code: Card code such as ``"TH"``.
-        style: ``"gnome"`` (``heart_10``) or ``"kde"`` (``10_heart``).
+        style: ``"gnome"`` (``heart_10``), ``"kde"`` (``10_heart``) or ``"files"`` (``TH``: the
+            deck's ``path`` is a folder of ``TH.svgz`` and the like, and ``back.svgz``).
     """
+    if style == "files":
+        return code
     rank = _RANK_IDS.get(code[0], code[0])
     suit = _SUIT_IDS[code[1]]
     return f"{suit}_{rank}" if style == "gnome" else f"{rank}_{suit}"
@@ -267,8 +270,8 @@ def missing_packages(entries: list[dict]) -> list[str]:
 
 
 def svg_file(entry: dict) -> Path:
-    """Where a manifest deck's SVG is: in its installed package, or in the data package
-    (``package`` null: kept in ``datasets/designs/``)."""
+    """Where a manifest deck's SVG is (its folder, for a deck of one file a card): in its installed
+    package, or in the data package (``package`` null: kept in ``datasets/designs/``)."""
     return PACKAGE_ROOT / entry["path"] if entry["package"] else DATASETS_DIR / entry["path"]
 
 
@@ -345,8 +348,9 @@ def _rsvg(svg: Path, element: str, zoom: float, window: tuple[int, int, int, int
     """Render one SVG element with rsvg-convert.
 
     Args:
-        svg: SVG or SVGZ file.
-        element: Element id.
+        svg: SVG or SVGZ file; or the folder of a deck of one file a card, whose file
+            ``element.svgz`` is rendered whole.
+        element: Element id (the file's name in a folder).
         zoom: Scale factor from SVG user units to pixels.
         window: ``(x, y, w, h)`` part of the element's canvas to render, in output pixels;
             None renders the whole canvas (the element's extent, which may be far larger
@@ -355,7 +359,10 @@ def _rsvg(svg: Path, element: str, zoom: float, window: tuple[int, int, int, int
     Returns:
         BGRA image.
     """
-    cmd = ["rsvg-convert", f"--export-id={element}", f"--zoom={zoom:.6f}"]
+    if svg.is_dir():
+        svg, cmd = svg / f"{element}.svgz", ["rsvg-convert", f"--zoom={zoom:.6f}"]
+    else:
+        cmd = ["rsvg-convert", f"--export-id={element}", f"--zoom={zoom:.6f}"]
     if window is not None:
         x, y, w, h = window
         cmd += [f"--left={-x}", f"--top={-y}", f"--page-width={w}", f"--page-height={h}"]
@@ -397,6 +404,8 @@ def _render_deck(entry: dict, folder: Path, width: int) -> dict:
     started = time.perf_counter()
     try:
         images = _render_cards(svg, ids, width)
+        if entry.get("corner_radius"):
+            images = {key: rounded(image, entry["corner_radius"]) for key, image in images.items()}
     except DeckArtError as err:
         meta["render_error"] = str(err)
     else:
@@ -463,6 +472,25 @@ def _render_card(svg, element, probe, probe_zoom, zoom, size, name) -> np.ndarra
     if error > MAX_ASPECT_ERROR:
         raise DeckArtError(f"{name} renders {bw}x{bh}, {error:.0%} off the deck's aspect ratio")
     return _resize_bgra(image[by : by + bh, bx : bx + bw], size)
+
+
+def rounded(card: np.ndarray, radius: float) -> np.ndarray:
+    """A BGRA card with its corners cut round, ``radius`` a share of its width: for a deck drawn
+    square-cornered, to be clipped by a page's style, as no printed card is. Antialiased: the
+    mask is drawn at four times the size and area-averaged down."""
+    height, width = card.shape[:2]
+    scale = 4
+    r = round(radius * width * scale)
+    mask = np.zeros((height * scale, width * scale), np.uint8)
+    cv2.rectangle(mask, (r, 0), (width * scale - 1 - r, height * scale - 1), 255, -1)
+    cv2.rectangle(mask, (0, r), (width * scale - 1, height * scale - 1 - r), 255, -1)
+    for x in (r, width * scale - 1 - r):
+        for y in (r, height * scale - 1 - r):
+            cv2.circle(mask, (x, y), r, 255, -1, lineType=cv2.LINE_AA)
+    alpha = cv2.resize(mask, (width, height), interpolation=cv2.INTER_AREA).astype(np.uint16)
+    out = card.copy()
+    out[:, :, 3] = (out[:, :, 3].astype(np.uint16) * alpha // 255).astype(np.uint8)
+    return out
 
 
 def _resize_bgra(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:

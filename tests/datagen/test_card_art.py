@@ -41,6 +41,7 @@ def test_element_ids_follow_each_package():
     assert element_id("TH", "gnome") == "heart_10"
     assert element_id("QS", "kde") == "queen_spade"
     assert element_id("7D", "kde") == "7_diamond"
+    assert element_id("TH", "files") == "TH"  # a deck of one file a card: TH.svgz
 
 
 def test_manifest_is_consistent():
@@ -51,12 +52,14 @@ def test_manifest_is_consistent():
     for deck in decks:
         assert deck["split"] in SPLITS
         assert isinstance(deck["dark"], bool)
-        assert deck["style"] in ("gnome", "kde")
+        assert deck["style"] in ("gnome", "kde", "files")
         assert deck["licence"]
         # Only a lettered deck prints other letters, and it says which.
         assert bool(deck.get("letters")) == (deck["split"] == "lettered"), deck["name"]
         # A deck kept here says where it comes from, and its file is here to render.
-        assert deck["package"] or (deck["upstream"] and svg_file(deck).is_file()), deck["name"]
+        assert deck["package"] or (deck["upstream"] and svg_file(deck).exists()), deck["name"]
+        if deck["style"] == "files":  # a folder of one file a card
+            assert all((svg_file(deck) / f"{code}.svgz").is_file() for code in CARD_CODES), deck["name"]
     # A family shares its index glyphs: splitting one would leak held-out designs into training.
     splits = {}
     for deck in decks:
@@ -195,6 +198,28 @@ def test_lettered_decks_render_from_the_data_package_with_what_they_print():
     for deck in lettered.values():
         assert deck.split == "lettered" and deck.licence.startswith(("GPL-3+", "LGPL-3+"))
         assert all(len(deck.corners[code]) >= 2 for code in CARD_CODES)
+
+
+def test_decks_of_one_file_a_card_render_from_the_data_package():
+    # npm's decks are kept in datasets/designs/ a file a card: rendered with no card package.
+    files = [d for d in load_decks(split="train", progress=False) if d.name.startswith(("kennard-", "aguilar-"))]
+    assert {d.name for d in files} == {"kennard-2color", "kennard-2color-big-index", "aguilar-responsive"}
+    for deck in files:
+        assert deck.licence in ("CC0-1.0", "LGPL-3.0")
+        assert all(len(deck.corners[code]) == 2 for code in CARD_CODES)
+    kennard = {d.name: d for d in files}
+    plain, jumbo = (kennard[name].corners["7H"][0] for name in ("kennard-2color", "kennard-2color-big-index"))
+    # The same glyphs, the jumbo index about twice as tall.
+    assert 1.7 < (jumbo[3] - jumbo[1]) / (plain[3] - plain[1]) < 2.5
+
+
+def test_a_square_cornered_card_is_cut_round():
+    card = np.full((338, 240, 4), 255, np.uint8)
+    cut = deck_art.rounded(card, 0.05)  # a radius of 12 pixels
+    assert cut[0, 0, 3] == cut[-1, -1, 3] == cut[0, -1, 3] == cut[-1, 0, 3] == 0
+    assert cut[0, 120, 3] == cut[169, 0, 3] == cut[169, 120, 3] == 255  # edges and face untouched
+    assert 0 < cut[3, 3, 3] < 255  # antialiased along the curve
+    assert (cut[:, :, :3] == card[:, :, :3]).all()
 
 
 # --- the installed card packages ------------------------------------------------------
