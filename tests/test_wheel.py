@@ -46,7 +46,9 @@ def test_the_wheel_carries_what_the_app_reads_and_no_training_files(wheel):
     for needed in ["models/finder.onnx", "models/classifier.onnx", "models/rank_reader.onnx",
                    "models/rehearsal.npz", "models/README.md", "models/rank_reader.LICENSE",
                    "web/templates/index.html", "web/templates/live.html", "web/static/app.js",
-                   "web/static/api.txt", "datasets/decks.json"]:
+                   "web/static/api.txt", "datasets/decks.json",
+                   # the card art kept in the data package, a file a design or a file a card
+                   "datasets/designs/aisleriot/tragy.svgz", "datasets/designs/kennard/2color/AC.svgz"]:
         assert bundled + needed in names
     assert {"cribcam/teach/lesson.py", "cribcam/teach/crop_bank.py"} <= names  # teaching, as the teach page runs it
     assert not [name for name in names if "checkpoints/" in name or name.endswith("HISTORY.md")
