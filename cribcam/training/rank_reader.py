@@ -33,6 +33,7 @@ import cv2
 import numpy as np
 
 from cribcam.scoring.cards import RANKS
+from cribcam.training.onnx_weights import full_precision, store_half
 from cribcam.vision.models import MODELS_DIR, RANK_READER_FILE
 from cribcam.vision.rank_reader import HEIGHT, RANK_TEXTS, RankReader, index_lines
 
@@ -67,7 +68,7 @@ def convertible_onnx(path: Path = MODELS_DIR / RANK_READER_FILE):
     import onnx
     from onnx import helper
 
-    model = onnx.load(str(path))
+    model = full_precision(onnx.load(str(path)))
     for node in model.graph.node:
         for attribute in list(node.attribute):
             if attribute.name == "auto_pad" and attribute.s == b"SAME_UPPER":
@@ -173,12 +174,13 @@ def export_onnx(chosen: dict, names: dict, out: Path, source: Path = MODELS_DIR 
     """Write the original ONNX file with the trained tensors in place of its initializers.
 
     The graph, its dynamic batch and width, the softmax output and the ``character``
-    metadata are the original's, so ``RankReader(out)`` reads it as it reads the bundled one.
+    metadata are the original's, so ``RankReader(out)`` reads it as it reads the bundled one;
+    its weights are stored in half precision, as the bundled one's (``training.onnx_weights``).
     """
     import onnx
     from onnx import numpy_helper
 
-    model = onnx.load(str(source))
+    model = full_precision(onnx.load(str(source)))
     by_name = {init.name: init for init in model.graph.initializer}
     for torch_name, p in chosen.items():
         onnx_name = names[torch_name]
@@ -188,6 +190,7 @@ def export_onnx(chosen: dict, names: dict, out: Path, source: Path = MODELS_DIR 
         old.CopyFrom(numpy_helper.from_array(value, onnx_name))
     out.parent.mkdir(parents=True, exist_ok=True)
     onnx.save(model, str(out))
+    store_half(out)
     return out
 
 

@@ -7,10 +7,13 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("onnx2torch")
 
+import onnx  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
 import torch  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
+from onnx import numpy_helper  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
 
 from cribcam.scoring.cards import RANKS  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
 from cribcam.training import rank_reader as finetune  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
+from cribcam.training.onnx_weights import full_precision  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
 from cribcam.vision.models import onnx_session, rank_reader_file  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
 from cribcam.vision.rank_reader import RANK_TEXTS, RankReader, index_lines  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
 
@@ -68,7 +71,12 @@ def test_a_few_steps_export_a_model_the_rank_reader_loads(bundled, tmp_path):
     assert any(not torch.equal(before[k], v) for k, v in chosen.items())
 
     path = finetune.export_onnx(chosen, names, tmp_path / "rank_reader.onnx", bundled)
-    assert finetune.check_export(model, path) < 1e-4  # the trained weights are the exported ones
+    # The trained weights are the exported ones, stored in half precision as the bundled ones.
+    exported = {w.name: numpy_helper.to_array(w) for w in full_precision(onnx.load(str(path))).graph.initializer}
+    for torch_name, weight in chosen.items():
+        np.testing.assert_array_equal(exported[names[torch_name]],
+                                      weight.detach().numpy().astype(np.float16).astype(np.float32))
+    assert finetune.check_export(model, path) < 1e-2
     reader = RankReader(path, threads=2)
     assert reader.characters == RankReader(bundled, threads=2).characters
     example = examples[0]
