@@ -14,22 +14,19 @@ stored needs nothing but the runtime.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 HALF_SUFFIX = "_half"  # the stored initializer's name: the cast's output keeps the original name
 SMALLEST = 16  # values: smaller float initializers (scalars, a few constants) stay float32
 
 
-def store_half(path: Path) -> bool:
-    """Rewrites the ONNX file at ``path`` with its float32 weights stored as float16, each cast
-    back to float32 by a node at the graph's start. Returns whether the file changed (False when
-    no float32 weight of ``SMALLEST`` values or more is left)."""
+def store_half(model) -> bool:
+    """Stores the float32 weights of ``model`` (an ``onnx.ModelProto``, changed in place) as
+    float16, each cast back to float32 by a node at the graph's start. Returns whether it changed
+    (False when no float32 weight of ``SMALLEST`` values or more is left)."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
-    model = onnx.load(str(path))
     graph = model.graph
     casts = []
     for weight in list(graph.initializer):
@@ -48,7 +45,6 @@ def store_half(path: Path) -> bool:
     del graph.node[:]
     graph.node.extend(nodes)
     onnx.checker.check_model(model)
-    onnx.save(model, str(path))
     return True
 
 

@@ -188,9 +188,9 @@ def export_onnx(chosen: dict, names: dict, out: Path, source: Path = MODELS_DIR 
         value = p.detach().cpu().numpy().astype(numpy_helper.to_array(old).dtype)
         assert value.shape == tuple(old.dims), (torch_name, value.shape, old.dims)
         old.CopyFrom(numpy_helper.from_array(value, onnx_name))
+    store_half(model)
     out.parent.mkdir(parents=True, exist_ok=True)
     onnx.save(model, str(out))
-    store_half(out)
     return out
 
 
