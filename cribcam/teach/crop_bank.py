@@ -257,6 +257,18 @@ def reshape_print(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
                      borderMode=cv2.BORDER_REPLICATE)
 
 
+def turned_any_way(rng: np.random.Generator, patches: np.ndarray) -> np.ndarray:
+    """Bank patches each turned about its centre to an angle drawn from the whole circle.
+
+    The index lies in the patch's middle half, so a turn never takes it out of the patch; the
+    corners the turn uncovers repeat the border, as ``augment``'s own tilt does.
+    """
+    centre = (PATCH / 2, PATCH / 2)
+    return np.array([cv2.warpAffine(patch, cv2.getRotationMatrix2D(centre, float(rng.uniform(0, 360)), 1.0),
+                                    (PATCH, PATCH), borderMode=cv2.BORDER_REPLICATE) for patch in patches],
+                    np.uint8).reshape(patches.shape)
+
+
 def augment(rng: np.random.Generator, patches: np.ndarray, reshape: float = 0.0) -> np.ndarray:
     """Classifier crops (n, CROP_SIZE, CROP_SIZE, 3) uint8 drawn from bank patches.
 

@@ -44,7 +44,9 @@ from cribcam.teach.crop_bank import (
     random_negatives,
     scene_corner_zones,
     scene_metas,
+    turned_any_way,
 )
+from cribcam.training.crop_draw import AS_TAUGHT, CropDraw
 from cribcam.vision.classifier import FEATURES_OUTPUT
 from cribcam.vision.crops import CROP_SIZE
 
@@ -268,8 +270,8 @@ class _Batches:
 
     SHARES = {"art": 0.35, "synthetic": 0.24, "real": 0.13, "negative": 0.28}
 
-    def __init__(self, bank: CropBank, batch: int, rng: np.random.Generator, reshape: float = 0.0):
-        self.bank, self.batch, self.rng, self.reshape = bank, batch, rng, reshape
+    def __init__(self, bank: CropBank, batch: int, rng: np.random.Generator, draw: CropDraw = AS_TAUGHT):
+        self.bank, self.batch, self.rng, self.draw = bank, batch, rng, draw
         self.groups = {k: v for k, v in bank.groups().items() if len(v)}
         total = sum(self.SHARES[k] for k in self.groups)
         self.counts = {k: round(batch * self.SHARES[k] / total) for k in self.groups}
@@ -277,20 +279,24 @@ class _Batches:
     def next(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(crops (n, CROP_SIZE, CROP_SIZE, 3) uint8 BGR, ranks, suits)."""
         chosen = np.concatenate([self.rng.choice(self.groups[k], n) for k, n in self.counts.items()])
-        crops = augment(self.rng, self.bank.patches[chosen], self.reshape)
+        patches = self.bank.patches[chosen]
+        turned = self.bank.real[chosen] & (self.rng.random(len(chosen)) < self.draw.turn_real)
+        if turned.any():
+            patches[turned] = turned_any_way(self.rng, patches[turned])
+        crops = augment(self.rng, patches, self.draw.reshape)
         return crops, self.bank.rank[chosen], self.bank.suit[chosen]
 
 
-def _batch_stream(bank: CropBank, batch: int, seed: int, first_step: int, workers: int, reshape: float = 0.0):
+def _batch_stream(bank: CropBank, batch: int, seed: int, first_step: int, workers: int, draw: CropDraw = AS_TAUGHT):
     """Endless batches: drawn here with one generator (``workers`` 0), or by ``workers`` forked
     processes, batch ``step`` with a generator of its own, a few batches ahead of the trainer:
     on a GPU the step takes far less than the augmentation of its crops."""
     if workers == 0:
-        batches = _Batches(bank, batch, np.random.default_rng([seed, first_step]), reshape)
+        batches = _Batches(bank, batch, np.random.default_rng([seed, first_step]), draw)
         while True:
             yield batches.next()
     global _POOL_BANK
-    _POOL_BANK = (bank, batch, seed, reshape)  # forked into the workers, never sent through a pipe
+    _POOL_BANK = (bank, batch, seed, draw)  # forked into the workers, never sent through a pipe
     import collections
     import multiprocessing
 
@@ -308,8 +314,8 @@ _POOL_BANK = None
 
 
 def _pool_batch(step: int):
-    bank, batch, seed, reshape = _POOL_BANK
-    return _Batches(bank, batch, np.random.default_rng([seed, step]), reshape).next()
+    bank, batch, seed, draw = _POOL_BANK
+    return _Batches(bank, batch, np.random.default_rng([seed, step]), draw).next()
 
 
 def _tensors(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, device: str):
@@ -323,7 +329,7 @@ def _tensors(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, device: str)
 def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: int, lr: float, seed: int,
                      start_from: Path | None = None, log=print, save_every: float = 120.0,
                      device: str = "cpu", workers: int = 0, on_save: Callable[[], None] | None = None,
-                     widths: tuple[int, ...] | None = None, reshape: float = 0.0) -> Path:
+                     widths: tuple[int, ...] | None = None, draw: CropDraw = AS_TAUGHT) -> Path:
     """Trains for ``minutes`` of wall-clock in all, resuming from ``checkpoint`` if it is there.
 
     Args:
@@ -343,7 +349,7 @@ def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: in
         on_save: called after each checkpoint is written.
         widths: the network's layer widths (``build_model``); None: ``start_from``'s, or
             ``BASE_WIDTHS`` without one. A resumed checkpoint keeps its own.
-        reshape: the share of crops whose print is reshaped (``crop_bank.reshape_print``).
+        draw: what the run adds to each crop's augmentation (``CropDraw``).
 
     Returns:
         ``checkpoint``, holding the weights under "model".
@@ -371,7 +377,7 @@ def train_classifier(bank: CropBank, checkpoint: Path, minutes: float, batch: in
     else:
         model = build_model(widths or BASE_WIDTHS)
     # The workers are forked before this process touches the GPU: a forked child cannot use it.
-    batches = _batch_stream(bank, batch, seed, state["steps"], workers, reshape)
+    batches = _batch_stream(bank, batch, seed, state["steps"], workers, draw)
     model.to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     if saved is not None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from cribcam.settings import default_real_photos
+from cribcam.training.crop_draw import CropDraw
 from cribcam.training.stages import (
     INTERRUPTED,
     RUN_TIME_IMGSZ,
@@ -85,6 +86,8 @@ class Recipe:
         reshape_share: the share of the classifier's crops whose print is reshaped, strokes
             thinner or thicker and shapes bent (``teach.crop_bank.reshape_print``): numerals
             drawn unlike the training designs'.
+        turn_real_share: the share of the real photos' crops turned to any angle
+            (``training.crop_draw.CropDraw``).
         mined_scenes: scenes the continued finder is run on for hard negatives.
         classifier_minutes: the classifier's training time, wall-clock.
         classifier_from: classifier weights to continue from, at ``classifier_lr / 3``, or None.
@@ -116,6 +119,7 @@ class Recipe:
     joker_crops: int = 3000
     neighbour_share: float = 0.0
     reshape_share: float = 0.0
+    turn_real_share: float = 0.0
     mined_scenes: int = 1500
     classifier_minutes: float = 40.0
     classifier_from: Path | None = None
@@ -306,7 +310,8 @@ def classifier_job(recipe: Recipe) -> ClassifierJob:
     return ClassifierJob(bank, recipe.classifier_checkpoint, recipe.log_file, recipe.classifier_minutes,
                          recipe.classifier_batch, _continued_rate(recipe.classifier_lr, recipe.classifier_from),
                          recipe.seed, start_from=recipe.classifier_from, width=recipe.classifier_width,
-                         threads=2 if _keeps_finder(recipe) else 1, reshape=recipe.reshape_share)
+                         threads=2 if _keeps_finder(recipe) else 1,
+                         draw=CropDraw(recipe.reshape_share, recipe.turn_real_share))
 
 
 def _keeps_finder(recipe: Recipe) -> bool:

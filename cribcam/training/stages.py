@@ -30,6 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from cribcam.training.crop_draw import AS_TAUGHT, CropDraw
 from cribcam.vision.models import FINDER_FILE
 
 # No network here nor on the device: keep ultralytics from trying (auto-installs, fonts for
@@ -296,7 +297,7 @@ class ClassifierJob:
         minutes: its training time, wall-clock, over every start; None: until ``until``.
         until: the wall-clock time (``time.time()``) its training ends by, whatever the bank
             took (the GPU run's deadline), or None.
-        batch, lr, seed, start_from, device, workers, save_every, reshape: as ``train_classifier``
+        batch, lr, seed, start_from, device, workers, save_every, draw: as ``train_classifier``
             takes them (``lr`` as trained: a continued run's, a third, already taken).
         threads: torch's threads (the CPU recipe's classifier leaves the finder the other core).
         width: its layers as wide as run 9's times this (``classifier.widths_for``); 0: as wide
@@ -320,7 +321,7 @@ class ClassifierJob:
     device: str = "cpu"
     workers: int = 0
     save_every: float = 120.0
-    reshape: float = 0.0
+    draw: CropDraw = AS_TAUGHT
     weights: Path | None = None
     summary: Path | None = None
 
@@ -375,7 +376,7 @@ def _classifier_stage(job: ClassifierJob, parent: int) -> None:
             on_save = (lambda: weights_only(job.checkpoint, job.weights)) if job.weights else None
             train_classifier(bank, job.checkpoint, minutes, job.batch, job.lr, job.seed, start_from=job.start_from,
                              log=log, save_every=job.save_every, device=job.device, workers=job.workers,
-                             on_save=on_save, widths=widths_for(job.width), reshape=job.reshape)
+                             on_save=on_save, widths=widths_for(job.width), draw=job.draw)
             summary["steps"] = torch.load(job.checkpoint, map_location="cpu", weights_only=False)["state"]["steps"]
             done.touch()
         else:

@@ -17,6 +17,7 @@ from cribcam.teach.crop_bank import (
     augment,
     bank_from_finder_mistakes,
     reshape_print,
+    turned_any_way,
 )
 from cribcam.vision.crops import CROP_SIZE
 
@@ -101,3 +102,14 @@ def test_finder_mistakes_clear_of_every_corner_become_negatives(tmp_path):
                      np.float32)
     bank = bank_from_finder_mistakes(lambda image: found, tmp_path, "train")
     assert len(bank) == 1 and (bank.rank == NO_INDEX).all() and not bank.real.any()
+
+
+def test_a_patch_turned_any_way_keeps_its_index_whole_and_its_size():
+    patch = np.full((PATCH, PATCH, 3), 235, np.uint8)
+    half = PATCH // 4
+    patch[PATCH // 2 - half // 2:PATCH // 2 + half // 2, PATCH // 2 - half // 4:PATCH // 2 + half // 4] = 20  # an index
+    turned = turned_any_way(np.random.default_rng(1), np.stack([patch] * 8))
+    assert turned.shape == (8, PATCH, PATCH, 3) and turned.dtype == np.uint8
+    ink = (turned.mean(axis=3) < 128).sum(axis=(1, 2))
+    assert (np.abs(ink / (patch.mean(axis=2) < 128).sum() - 1) < 0.15).all()  # nothing of it turned out of the patch
+    assert len({t.tobytes() for t in turned}) == 8  # each to an angle of its own

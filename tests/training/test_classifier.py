@@ -18,6 +18,7 @@ from cribcam.training.classifier import (  # noqa: E402 (after the importorskip 
     export_classifier,
     train_classifier,
 )
+from cribcam.training.crop_draw import CropDraw  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
 from cribcam.vision.classifier import IndexClassifier  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
 from cribcam.vision.crops import CROP_SIZE  # noqa: E402 (after the importorskip above: without it the module is skipped, not failed)
 
@@ -146,11 +147,30 @@ def test_a_run_reshapes_the_print_of_the_share_of_crops_it_is_given(tmp_path, mo
     reshaped = []
     monkeypatch.setattr(crop_bank, "reshape_print", lambda rng, crop: reshaped.append(1) or crop)
     train_classifier(_bank(), tmp_path / "c.pt", minutes=0.01, batch=8, lr=1e-3, seed=0, log=lambda m: None,
-                     reshape=share)
+                     draw=CropDraw(reshape=share))
     steps = torch.load(tmp_path / "c.pt", weights_only=False)["state"]["steps"]
     crops_a_step = sum(_Batches(_bank(), 8, np.random.default_rng(0)).counts.values())
     assert len(reshaped) == (crops_a_step * steps if share else 0)
-    assert classifier_job(Recipe(work=tmp_path, real=None, reshape_share=share)).reshape == share
+    assert classifier_job(Recipe(work=tmp_path, real=None, reshape_share=share)).draw.reshape == share
+
+
+@pytest.mark.parametrize("share", [0.0, 1.0])
+def test_a_run_turns_the_share_of_real_crops_it_is_given_and_no_other(tmp_path, monkeypatch, share):
+    from cribcam.training import classifier
+    from cribcam.training.classifier import _Batches
+    from cribcam.training.recipe import Recipe, classifier_job
+
+    bank = _bank(30)
+    bank.real[bank.rank == NO_INDEX] = False  # so the real group's draws are every real crop drawn
+    turned = []
+    monkeypatch.setattr(classifier, "turned_any_way", lambda rng, patches: turned.append(patches.copy()) or patches)
+    batches = _Batches(bank, 30, np.random.default_rng(0), CropDraw(turn_real=share))
+    batches.next()
+    turned = np.concatenate(turned) if turned else np.empty((0,) + bank.patches.shape[1:], np.uint8)
+    real_patches = {patch.tobytes() for patch in bank.patches[bank.real]}
+    assert all(patch.tobytes() in real_patches for patch in turned)  # only the real photos' crops
+    assert len(turned) == (batches.counts["real"] if share else 0) and batches.counts["real"] > 0
+    assert classifier_job(Recipe(work=tmp_path, real=None, turn_real_share=share)).draw.turn_real == share
 
 
 def test_the_exported_features_are_what_the_heads_read(tmp_path):
