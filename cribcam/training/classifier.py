@@ -280,8 +280,8 @@ class _Batches:
         """(crops (n, CROP_SIZE, CROP_SIZE, 3) uint8 BGR, ranks, suits)."""
         chosen = np.concatenate([self.rng.choice(self.groups[k], n) for k, n in self.counts.items()])
         patches = self.bank.patches[chosen]
-        turned = self.bank.real[chosen] & (self.rng.random(len(chosen)) < self.draw.turn_real)
-        if turned.any():
+        if self.draw.turn_real:  # drawn only then, so a run without it draws as runs before it did
+            turned = self.bank.real[chosen] & (self.rng.random(len(chosen)) < self.draw.turn_real)
             patches[turned] = turned_any_way(self.rng, patches[turned])
         crops = augment(self.rng, patches, self.draw.reshape)
         return crops, self.bank.rank[chosen], self.bank.suit[chosen]

@@ -290,3 +290,15 @@ def test_scene_shards_split_a_set_between_them(tmp_path):
                for k in (0, 1)]
     assert indices == [1 + 3 + 5, 2 + 4]  # scenes 0, 2, 4 and 1, 3: every one once
     assert int((bank_from_scenes(tmp_path, "train", 0, negatives_per_index=0, scenes=2).rank != NO_INDEX).sum()) == 3
+
+
+def test_a_run_that_turns_nothing_draws_the_crops_it_drew_before_turning_was_an_option():
+    from cribcam.teach.crop_bank import augment
+    from cribcam.training.classifier import _Batches
+
+    bank = _bank(30)
+    crops, ranks, _ = _Batches(bank, 30, np.random.default_rng(5)).next()
+    rng = np.random.default_rng(5)  # the draw as it was: the groups' picks, then the augmentation
+    batches = _Batches(bank, 30, np.random.default_rng(0))
+    chosen = np.concatenate([rng.choice(batches.groups[k], n) for k, n in batches.counts.items()])
+    assert np.array_equal(crops, augment(rng, bank.patches[chosen])) and np.array_equal(ranks, bank.rank[chosen])
