@@ -41,6 +41,7 @@ import traceback
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from cribcam.training.crop_draw import CropDraw
 from cribcam.training.stages import (
     RUN_TIME_IMGSZ,
     BankPlan,
@@ -89,6 +90,8 @@ class DeviceRun:
         bank_scenes: scenes whose indices and negatives go into the bank.
         mined_scenes: scenes the finder the run continues is run on for hard negatives.
         mined_photos: real training photos it is run on (None: all).
+        turn_real_share: the share of the real photos' crops the classifier sees turned to any
+            angle (``training.crop_draw.CropDraw``), as the classifier it continues was trained.
     """
 
     pack: Path
@@ -119,6 +122,7 @@ class DeviceRun:
     bank_scenes: int = 3000
     mined_scenes: int = 1500
     mined_photos: int | None = None
+    turn_real_share: float = 0.5  # run 23's (models/HISTORY.md, "Run 23")
     started: float = field(default_factory=time.time)
 
     @property
@@ -274,7 +278,8 @@ def classifier_job(settings: DeviceRun, places: dict[str, Path]) -> ClassifierJo
                          settings.classifier_batch, settings.classifier_lr, settings.seed,
                          start_from=settings.classifier_from, until=settings.train_until, threads=2,
                          device=settings.device, workers=settings.classifier_workers, save_every=30.0,
-                         weights=settings.out / "classifier.pt", summary=settings.work / "classifier.json")
+                         weights=settings.out / "classifier.pt", summary=settings.work / "classifier.json",
+                         draw=CropDraw(turn_real=settings.turn_real_share))
 
 
 def _read_json(path: Path) -> dict | None:

@@ -143,3 +143,12 @@ def test_the_run_there_trains_both_models_and_brings_back_what_the_reader_reads(
     boxes = IndexFinder(out / "finder.onnx", conf=0.01)(photo).xyxy
     cards = IndexClassifier(out / "classifier.onnx")(photo, np.array([[10, 10, 60, 80]], np.float32))
     assert boxes.ndim == 2 and boxes.shape[1] == 4 and cards.shape == (1, 53)
+
+
+def test_the_run_there_turns_the_real_crops_as_the_classifier_it_continues_was_trained(tmp_path):
+    from cribcam.training.device_run import DeviceRun, classifier_job
+
+    places = {"real": tmp_path / "real", "fonts": tmp_path / "fonts"}
+    job = classifier_job(DeviceRun(pack=tmp_path, out=tmp_path / "out"), places)
+    shipped = json.loads((MODELS_DIR / "training.json").read_text())["classifier"]["recipe"]
+    assert job.draw.turn_real == shipped["turn_real_share"] > 0
