@@ -106,7 +106,7 @@ def _check(recipe) -> None:
             raise UsageError(f"{option(name)} must be at least {least}")
     if recipe.font_scenes and not recipe.font_decks:
         raise UsageError(f"{option('font_scenes')} draws its scenes with {option('font_decks')} decks: give at least 1")
-    for name in ("neighbour_share", "reshape_share", "turn_real_share"):
+    for name in ("neighbour_share", "reshape_share", "turn_real_share", "finder_turn_real_share"):
         if not 0 <= getattr(recipe, name) <= 1:  # NaN too
             raise UsageError(f"{option(name)} is a share: give a number from 0 to 1")
     for name in ("classifier_minutes", "finder_lr", "classifier_lr"):

@@ -205,9 +205,10 @@ def train_finder(settings: DeviceRun, places: dict[str, Path], log) -> dict:
 
     _offline_ultralytics()
     designs, work = settings.work / "designs", settings.work
-    data = finder.write_finder_data(work / "finder", train=[(designs, "train", 1), (work / "fonts", "train", 1),
-                                                            (places["real"], "train", 1)],
-                                    val=[(designs, "val", 1)], size=None, seed=settings.seed)
+    data = finder.write_finder_data(work / "finder", train=[finder.FinderSource(designs, "train"),
+                                                            finder.FinderSource(work / "fonts", "train"),
+                                                            finder.FinderSource(places["real"], "train")],
+                                    val=[finder.FinderSource(designs, "val")], size=None, seed=settings.seed)
     epochs: list[dict] = []
     final_eval = settings.minutes * 60 * FINAL_EVAL_SHARE
 

@@ -16,6 +16,7 @@ import math
 import shutil
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -25,6 +26,33 @@ from cribcam.datagen import yolo
 
 CLASS_NAMES = ("index",)
 KEEP_SHARE = 0.6  # a box cut by a crop's edge is labelled when this share of it is inside
+
+
+@dataclass(frozen=True)
+class FinderSource:
+    """A part of a built data set the finder learns from or is validated on.
+
+    Attributes:
+        data_dir: the data set's folder (``images/<part>``, ``labels/<part>``).
+        part: its part ("train" or "val").
+        times: each image cut into crops (or listed, whole) this many times, each time at other
+            places.
+        turned_share: the share of its crops turned a quarter, half or three quarters round,
+            their boxes with them (crops only). Real photos hold their cards upright or half
+            round; turned a quarter, the finder boxes fewer of their indices (models/HISTORY.md,
+            "Real photos turned"), while the drawn scenes hold cards every way already.
+    """
+
+    data_dir: Path
+    part: str
+    times: int = 1
+    turned_share: float = 0.0
+
+    def __post_init__(self):
+        if self.times < 0:
+            raise ValueError(f"an image is cut a number of times, 0 or more, not {self.times}")
+        if not 0 <= self.turned_share <= 1:  # NaN too
+            raise ValueError(f"the share of crops turned is from 0 to 1, not {self.turned_share}")
 
 
 def image_boxes(image_path: Path, data_dir: Path, part: str) -> tuple[np.ndarray, np.ndarray]:
@@ -68,13 +96,23 @@ def boxes_in_window(boxes: np.ndarray, x: int, y: int, size: int) -> np.ndarray:
     return clipped[keep]
 
 
-def cut_finder_crops(sources: list[tuple[Path, str, int]], out: Path, out_part: str, size: int,
+def turned_quarters(crop: np.ndarray, boxes: np.ndarray, quarters: int) -> tuple[np.ndarray, np.ndarray]:
+    """A square crop turned ``quarters`` quarter turns counter-clockwise (``np.rot90``), and its
+    (n, 4) boxes in pixels turned with it, exactly."""
+    size = crop.shape[0]
+    for _ in range(quarters % 4):
+        crop = np.rot90(crop)
+        # a pixel at (x, y) goes to (y, size - x): x1..x2 becomes the rows size - x2..size - x1
+        boxes = np.stack([boxes[:, 1], size - boxes[:, 2], boxes[:, 3], size - boxes[:, 0]], axis=1)
+    return np.ascontiguousarray(crop), boxes
+
+
+def cut_finder_crops(sources: list[FinderSource], out: Path, out_part: str, size: int,
                      seed: int, around: int = 2, random_share: float = 1 / 3) -> int:
     """Cuts the finder's training or validation crops and writes them as a one-class YOLO set.
 
     Args:
-        sources: (data set folder, part, times) triples: every image of the part is cut
-            ``times`` times, each time at other places.
+        sources: the parts to cut, each image ``times`` times.
         out: the crop data set's folder.
         out_part: its part to write ("train" or "val").
         size: crop side in pixels.
@@ -87,17 +125,20 @@ def cut_finder_crops(sources: list[tuple[Path, str, int]], out: Path, out_part: 
     rng = np.random.default_rng(seed)
     yolo.make_dirs(out, [out_part])
     written = 0
-    for data_dir, part, times in sources:
+    for source in sources:
+        data_dir, part = source.data_dir, source.part
         for image_path in sorted((data_dir / "images" / part).glob("*.jpg")):
             image, boxes = image_boxes(image_path, data_dir, part)
             height, width = image.shape[:2]
             padded = _pad_to(image, size)
-            for copy in range(times):
+            for copy in range(source.times):
                 for k, (x, y) in enumerate(crop_windows(rng, boxes, width, height, size, around, random_share)):
                     name = f"{data_dir.name}-{image_path.stem}-{copy}{k}"
-                    cv2.imwrite(str(out / "images" / out_part / f"{name}.jpg"), padded[y:y + size, x:x + size],
-                                [cv2.IMWRITE_JPEG_QUALITY, 92])
-                    inside = boxes_in_window(boxes, x, y, size)
+                    crop, inside = padded[y:y + size, x:x + size], boxes_in_window(boxes, x, y, size)
+                    # drawn only for a share above 0, so a set without turns is cut as before
+                    if source.turned_share and rng.random() < source.turned_share:
+                        crop, inside = turned_quarters(crop, inside, int(rng.integers(1, 4)))
+                    cv2.imwrite(str(out / "images" / out_part / f"{name}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
                     (out / "labels" / out_part / f"{name}.txt").write_text(
                         "".join(f"0 {(a + c) / 2 / size:.6f} {(b + d) / 2 / size:.6f} "
                                 f"{(c - a) / size:.6f} {(d - b) / size:.6f}\n" for a, b, c, d in inside))
@@ -114,16 +155,22 @@ def _pad_to(image: np.ndarray, size: int) -> np.ndarray:
                               cv2.BORDER_CONSTANT, value=(114, 114, 114))
 
 
-def write_finder_data(out: Path, train: list[tuple[Path, str, int]], val: list[tuple[Path, str, int]],
+def write_finder_data(out: Path, train: list[FinderSource], val: list[FinderSource],
                       size: int | None, seed: int) -> Path:
     """The finder's data set in ``out`` (once: a finished set is kept), and its data.yaml.
 
     Args:
-        train, val: (data set folder, part, times) triples, as for ``cut_finder_crops``.
+        train, val: the parts to learn from and to validate on.
         size: the side of the crops cut around the indices (the 2-core recipe), or None for
-            the whole images, each listed ``times`` times (a GPU machine affords them).
+            the whole images, each listed ``times`` times (a GPU machine affords them; no
+            image is turned there).
         seed: seed of the crops.
+
+    Raises:
+        ValueError: a source to be turned among whole images.
     """
+    if size is None and any(source.turned_share for source in (*train, *val)):
+        raise ValueError("only crops are turned: give a crop size to turn a share of a source's images")
     done = out / "data.yaml"
     if done.is_file():
         return done
@@ -142,11 +189,11 @@ def write_finder_data(out: Path, train: list[tuple[Path, str, int]], val: list[t
     return done
 
 
-def _list_images(sources: list[tuple[Path, str, int]], listing: Path) -> int:
+def _list_images(sources: list[FinderSource], listing: Path) -> int:
     """Writes the images of ``sources``, each ``times`` times, into ``listing`` (ultralytics
     finds each one's labels beside its images folder); returns how many lines."""
-    images = [path.resolve() for data_dir, part, times in sources
-              for path in sorted((data_dir / "images" / part).glob("*.jpg")) * times]
+    images = [path.resolve() for source in sources
+              for path in sorted((source.data_dir / "images" / source.part).glob("*.jpg")) * source.times]
     listing.write_text("".join(f"{path}\n" for path in images))
     return len(images)
 

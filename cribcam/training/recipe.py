@@ -74,6 +74,8 @@ class Recipe:
         finder_lr: AdamW's learning rate.
         real_repeat: times each real training photo is cut into finder crops, each time at other
             places (other crops, not copies of one).
+        finder_turn_real_share: the share of the real photos' finder crops turned a quarter, half
+            or three quarters round, their boxes with them (``training.finder.FinderSource``).
         art_crops: crops of the training designs' card art in the classifier's bank.
         font_decks: plain decks drawn with the machine's fonts (``datagen.font_decks``).
         font_crops: crops of their indices in the classifier's bank.
@@ -112,6 +114,7 @@ class Recipe:
     finder_batch: int = 32
     finder_lr: float = 0.002
     real_repeat: int = 3
+    finder_turn_real_share: float = 0.0
     art_crops: int = 30000
     font_decks: int = 60
     font_crops: int = 15000
@@ -242,7 +245,7 @@ def run(recipe: Recipe) -> dict:
     """
     from cribcam.datagen.card_art import load_decks
     from cribcam.datagen.font_decks import FONT_ROOT
-    from cribcam.training.finder import train_finder, write_finder_data
+    from cribcam.training.finder import FinderSource, train_finder, write_finder_data
 
     check_work(recipe)
     log = progress_log(recipe.log_file)
@@ -256,9 +259,11 @@ def run(recipe: Recipe) -> dict:
         split_real_photos(recipe, log)
         finder_data = None
         if not _keeps_finder(recipe):
-            real = [(recipe.real_set, "train", recipe.real_repeat)] if recipe.real is not None else []
-            finder_data = write_finder_data(recipe.work / "finder-crops", train=[(recipe.synth, "train", 1), *real],
-                                            val=[(recipe.synth, "val", 1)], size=recipe.finder_crop, seed=recipe.seed)
+            real = [FinderSource(recipe.real_set, "train", recipe.real_repeat, recipe.finder_turn_real_share)
+                    ] if recipe.real is not None else []
+            finder_data = write_finder_data(recipe.work / "finder-crops", train=[FinderSource(recipe.synth, "train"), *real],
+                                            val=[FinderSource(recipe.synth, "val")], size=recipe.finder_crop,
+                                            seed=recipe.seed)
             log(f"data: finder crops in {finder_data.parent}")
         with classifier_beside(classifier_job(recipe)) as classifier:
             if finder_data is None:

@@ -10,11 +10,14 @@ import onnx
 import pytest
 
 from cribcam.training.finder import (
+    FinderSource,
     ShareSampler,
     boxes_in_window,
     crop_windows,
+    cut_finder_crops,
     decode_boxes_on_last_axis,
     finder_train_args,
+    turned_quarters,
 )
 from cribcam.vision.finder import letterbox
 
@@ -48,6 +51,73 @@ def test_a_box_cut_by_the_crop_edge_is_kept_only_when_mostly_inside():
                      np.float32)
     kept = boxes_in_window(boxes, 0, 0, 100)
     assert kept.tolist() == [[10, 10, 30, 30], [85, 50, 100, 70]]
+
+
+@pytest.mark.parametrize("quarters", [1, 2, 3, 4])
+def test_a_crop_turned_by_quarters_keeps_its_box_on_the_print(quarters):
+    crop = np.zeros((60, 60, 3), np.uint8)
+    crop[5:15, 40:52] = 255  # the "index": x 40..52, y 5..15
+    turned, boxes = turned_quarters(crop, np.array([[40, 5, 52, 15]], np.float32), quarters)
+    ys, xs = np.nonzero(turned[..., 0])
+    assert boxes.tolist() == [[xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]]
+    assert turned.shape == crop.shape and turned.flags["C_CONTIGUOUS"]
+
+
+def crop_set(root: Path, part: str, images: int) -> Path:
+    """Images whose one index is a white block on grey, labelled."""
+    (root / "images" / part).mkdir(parents=True)
+    (root / "labels" / part).mkdir(parents=True)
+    for k in range(images):
+        image = np.full((120, 160, 3), 90, np.uint8)
+        image[40:60, 70:82] = 255  # an index 12 wide, 20 high
+        cv2.imwrite(str(root / "images" / part / f"{k}.jpg"), image)
+        (root / "labels" / part / f"{k}.txt").write_text(f"0 {76 / 160} {50 / 120} {12 / 160} {20 / 120}\n")
+    return root
+
+
+def written_boxes(out: Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Each crop written, by name, and its boxes in pixels."""
+    written = {}
+    for image_path in sorted((out / "images" / "train").glob("*.jpg")):
+        image = cv2.imread(str(image_path))
+        size = image.shape[0]
+        rows = [line.split()[1:] for line in (out / "labels" / "train" / f"{image_path.stem}.txt").read_text().splitlines()]
+        boxes = np.array([[float(x) - float(w) / 2, float(y) - float(h) / 2, float(x) + float(w) / 2,
+                           float(y) + float(h) / 2] for x, y, w, h in rows]).reshape(-1, 4) * size
+        written[image_path.stem] = image, boxes
+    return written
+
+
+def test_a_share_of_a_sources_crops_is_turned_with_its_boxes_and_none_of_the_others(tmp_path):
+    photos, scenes = crop_set(tmp_path / "photos", "train", 40), crop_set(tmp_path / "scenes", "train", 40)
+    cut_finder_crops([FinderSource(photos, "train", turned_share=0.5), FinderSource(scenes, "train")],
+                     tmp_path / "out", "train", 64, seed=3, random_share=0)
+    lying = {"photos": 0, "scenes": 0}
+    for name, (image, boxes) in written_boxes(tmp_path / "out").items():
+        (index,) = boxes
+        x1, y1, x2, y2 = np.round(index).astype(int)
+        assert image[y1 + 2:y2 - 2, x1 + 2:x2 - 2].min() > 200  # the box still on the white block
+        lying[name.split("-")[0]] += x2 - x1 > y2 - y1
+    assert lying["scenes"] == 0  # never turned
+    assert 20 <= lying["photos"] <= 40  # of 80 crops, half turned, two thirds of those a quarter or three: ~27
+
+
+def test_a_source_without_turns_is_cut_where_the_windows_fall_as_before(tmp_path):
+    photos = crop_set(tmp_path / "photos", "train", 5)
+    cut_finder_crops([FinderSource(photos, "train", 2)], tmp_path / "out", "train", 64, seed=4)
+    rng, index = np.random.default_rng(4), np.array([[70, 40, 82, 60]], np.float32)
+    expected = {f"photos-{k}-{copy}{n}": boxes_in_window(index, x, y, 64)
+                for k in range(5) for copy in range(2)
+                for n, (x, y) in enumerate(crop_windows(rng, index, 160, 120, 64, 2, 1 / 3))}
+    written = written_boxes(tmp_path / "out")
+    assert written.keys() == expected.keys()
+    assert all(np.allclose(written[name][1], boxes, atol=0.01) for name, boxes in expected.items())
+
+
+@pytest.mark.parametrize("times, share", [(-1, 0.0), (1, 1.5), (1, float("nan"))])
+def test_a_source_cut_a_negative_number_of_times_or_turned_beyond_all_is_refused(tmp_path, times, share):
+    with pytest.raises(ValueError):
+        FinderSource(tmp_path, "train", times, share)
 
 
 def test_only_a_fresh_finder_warms_up():

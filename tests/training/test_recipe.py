@@ -144,6 +144,7 @@ def test_the_hours_of_models_whose_finder_and_classifier_came_from_two_runs(tmp_
     (["--neighbour-share", "-0.1"], "--neighbour-share is a share: give a number from 0 to 1"),
     (["--neighbour-share", "nan"], "--neighbour-share is a share"),
     (["--reshape-share", "1.5"], "--reshape-share is a share: give a number from 0 to 1"),
+    (["--finder-turn-real-share", "2"], "--finder-turn-real-share is a share: give a number from 0 to 1"),
 ])
 def test_train_options_are_checked_before_training(capsys, tmp_path, real_photos, extra, message):
     pytest.importorskip("ultralytics")

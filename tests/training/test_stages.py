@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from cribcam.training import stages
-from cribcam.training.finder import write_finder_data
+from cribcam.training.finder import FinderSource, write_finder_data
 from waiting import wait_until
 
 
@@ -96,8 +96,8 @@ def test_font_scenes_without_a_usable_font_say_where_none_was_found(tmp_path):
 def test_the_finder_data_of_whole_images_lists_each_as_often_as_asked(tmp_path):
     scenes = small_set(tmp_path / "scenes", {"train": 3, "val": 2})
     photos = small_set(tmp_path / "photos", {"train": 2})
-    data = write_finder_data(tmp_path / "finder", train=[(scenes, "train", 1), (photos, "train", 4)],
-                             val=[(scenes, "val", 1)], size=None, seed=0)
+    data = write_finder_data(tmp_path / "finder", train=[FinderSource(scenes, "train"), FinderSource(photos, "train", 4)],
+                             val=[FinderSource(scenes, "val")], size=None, seed=0)
     yaml = data.read_text()
     assert yaml.startswith("# cribcam finder whole images: 11 train, 2 val")
     train = (tmp_path / "finder" / "train.txt").read_text().splitlines()
@@ -110,11 +110,19 @@ def test_the_finder_data_of_whole_images_lists_each_as_often_as_asked(tmp_path):
 
 def test_the_finder_data_of_crops_cuts_them_at_the_size_asked(tmp_path):
     scenes = small_set(tmp_path / "scenes", {"train": 3, "val": 2})
-    data = write_finder_data(tmp_path / "finder", train=[(scenes, "train", 2)], val=[(scenes, "val", 1)],
-                             size=48, seed=0)
+    data = write_finder_data(tmp_path / "finder", train=[FinderSource(scenes, "train", 2)],
+                             val=[FinderSource(scenes, "val")], size=48, seed=0)
     assert data.read_text().startswith("# cribcam finder crops of 48 px: ")
     crops = sorted((tmp_path / "finder" / "images" / "train").glob("*.jpg"))
     assert crops and all(cv2.imread(str(path)).shape[:2] == (48, 48) for path in crops)
+
+
+def test_whole_images_are_never_turned(tmp_path):
+    scenes = small_set(tmp_path / "scenes", {"train": 1})
+    with pytest.raises(ValueError, match="only crops are turned"):
+        write_finder_data(tmp_path / "finder", train=[FinderSource(scenes, "train", 1, turned_share=0.5)],
+                          val=[], size=None, seed=0)
+    assert not (tmp_path / "finder").exists()
 
 
 def test_an_export_without_its_checkpoints_says_so_and_writes_nothing(tmp_path):
