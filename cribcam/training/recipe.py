@@ -259,8 +259,8 @@ def run(recipe: Recipe) -> dict:
         split_real_photos(recipe, log)
         finder_data = None
         if not _keeps_finder(recipe):
-            real = [FinderSource(recipe.real_set, "train", recipe.real_repeat, recipe.finder_turn_real_share)
-                    ] if recipe.real is not None else []
+            real = [] if recipe.real is None else [
+                FinderSource(recipe.real_set, "train", recipe.real_repeat, recipe.finder_turn_real_share)]
             finder_data = write_finder_data(recipe.work / "finder-crops", train=[FinderSource(recipe.synth, "train"), *real],
                                             val=[FinderSource(recipe.synth, "val")], size=recipe.finder_crop,
                                             seed=recipe.seed)
