@@ -15,7 +15,10 @@ Each photo is read once as the photo page reads it (``cribcam eval --count-given
 index-like mark kept; then the three thresholds are swept. Per set, the rules are printed that
 warn on the most misread hands while warning on at most 5 % and 10 % of right ones, and the
 fewest right ones while warning on at least 90 % of misread ones; then, for the rule in the code,
-the figures per kind of photo (``evaluate.KINDS``). The rule is chosen on the choosing sets
+the figures per kind of photo (``evaluate.KINDS``); last, per set, how the cards read surely but
+wrongly differ from those read surely and rightly in the finder's score and the index's size
+(``sure_misreads``: neither separates them; models/HISTORY.md, "The finder's score as a
+warning"). The rule is chosen on the choosing sets
 (synth-choose and the real training photos), never on the real validation photos or the held-out
 designs (issue 31, point 3).
 """
@@ -50,14 +53,14 @@ def read_sets(sets: list[str], model: Path | None) -> list[dict]:
     another reason), whether some were guessed, its other problems, and every index-like mark
     with its no-index probability and its distance from the indices read, in index sizes."""
     reader = CardReader(model)
-    looks = []  # every look's boxes, finder scores and no-index probabilities, for the marks' features
-    detect = reader.detect
+    looks = []  # every look's boxes, finder scores and no-index probabilities, for the features
+    classified = reader._classified  # every look (quick, whole, closer, farther, negative) passes here
 
-    def detect_and_keep(*args, **kwargs):
-        looks.append(detect(*args, **kwargs))
+    def classified_and_kept(*args, **kwargs):
+        looks.append(classified(*args, **kwargs))
         return looks[-1]
 
-    reader.detect = detect_and_keep
+    reader._classified = classified_and_kept
     reader_module.MARK_NONE, reader_module.MARK_APART = 1.0, 0.0  # every mark, to sweep both
     records = []
     for spec in sets:
@@ -72,11 +75,22 @@ def read_sets(sets: list[str], model: Path | None) -> list[dict]:
             boxes = [box for seen in (*reading.cards, *reading.guesses) for box in seen.boxes]
             records.append({
                 "set": f"{images.parent.parent.name}/{images.name}", "name": name, "labelled": labelled,
-                "cards": [[s.card, s.confidence, s.unsure and s.confidence >= UNSURE_CONF] for s in reading.cards],
+                "cards": [{"card": s.card, "probability": s.confidence,
+                           "unsure_otherwise": s.unsure and s.confidence >= UNSURE_CONF,
+                           "finder": _finder_score(s.boxes, looks),
+                           "index_side": max(min(x2 - x1, y2 - y1) for x1, y1, x2, y2 in s.boxes)}
+                          for s in reading.cards],
                 "guessed": bool(reading.guesses),
                 "problems": [p.message for p in reading.problems if p.code not in NOT_WARNINGS],
                 "marks": [_mark(box, boxes, looks) for box in reading.unreadable_boxes]})
     return records
+
+
+def _finder_score(boxes, looks) -> float:
+    """The finder's score of a card's surest box (each box looked up in the looks it came from)."""
+    return max((float(index_score[i]) for box in boxes for found, index_score, _ in looks
+                for i in np.flatnonzero((np.abs(found.xyxy - np.asarray(box, np.float32)) < 0.01).all(axis=1))),
+               default=0.0)
 
 
 def _mark(box, read_boxes, looks) -> list[float]:
@@ -92,7 +106,8 @@ def _mark(box, read_boxes, looks) -> list[float]:
 
 
 def warns(record: dict, unsure: float, none: float, apart: float) -> bool:
-    return (any(conf < unsure or other for _, conf, other in record["cards"]) or record["guessed"]
+    return (any(card["probability"] < unsure or card["unsure_otherwise"] for card in record["cards"])
+            or record["guessed"]
             or bool(record["problems"]) or any(n < none and d >= apart for n, d in record["marks"]))
 
 
@@ -100,7 +115,7 @@ def figures(records: list[dict], rule: tuple) -> tuple[float, float, float]:
     """The share of misread hands that warn, of right hands that warn, and of all hands misread
     without a warning."""
     hands = [r for r in records if r["labelled"]]
-    right = [r for r in hands if {c[0] for c in r["cards"]} == set(r["labelled"])]
+    right = [r for r in hands if {c["card"] for c in r["cards"]} == set(r["labelled"])]
     wrong = [r for r in hands if r not in right]
     warned_wrong = sum(warns(r, *rule) for r in wrong)
     return (warned_wrong / max(len(wrong), 1), sum(warns(r, *rule) for r in right) / max(len(right), 1),
@@ -131,6 +146,30 @@ def sweep(records: list[dict]) -> None:
                 print(f"    {kind:<18} {len(some):>4} photos, the rule in the code: {_said(figures(some, IN_CODE))}")
 
 
+def sure_misreads(records: list[dict]) -> None:
+    """What else might tell a card read surely (at or above the unsure line, not unsure for another
+    reason) and wrongly from one read surely and rightly: the finder's score of its surest box, and
+    its index's short side in the photo's pixels. Printed as quantiles (0.05, 0.25, 0.5) per set,
+    with the share of right cards that a line at the misread cards' median would mark unsure."""
+    for name in sorted({r["set"] for r in records}):
+        sure = [(card, card["card"] in r["labelled"]) for r in records if r["set"] == name and r["labelled"]
+                for card in r["cards"] if card["probability"] >= UNSURE_CONF and not card["unsure_otherwise"]]
+        wrong = [card for card, right in sure if not right]
+        if not wrong:
+            continue
+        print(f"\n{name}: cards read surely, {len(sure) - len(wrong)} right, {len(wrong)} misread")
+        for feature in ("finder", "index_side"):
+            right_values = np.array([card[feature] for card, right in sure if right])
+            wrong_values = np.array([card[feature] for card in wrong])
+            line = float(np.median(wrong_values))
+            print(f"  {feature:<10} right {_quantiles(right_values)}, misread {_quantiles(wrong_values)}; "
+                  f"under {line:.3g}: half the misread, {(right_values < line).mean():.3f} of the right")
+
+
+def _quantiles(values: np.ndarray) -> str:
+    return " / ".join(f"{value:.3g}" for value in np.quantile(values, (0.05, 0.25, 0.5)))
+
+
 def _said(figures: tuple[float, float, float]) -> str:
     return " / ".join(f"{value:.3f}" for value in figures)
 
@@ -146,6 +185,7 @@ def main() -> None:
     if args.save:
         args.save.write_text(json.dumps(records))
     sweep(records)
+    sure_misreads(records)
 
 
 if __name__ == "__main__":
