@@ -19,7 +19,8 @@ machine keeps ``/tmp``, and the stages would go on from an earlier run's files):
 4. trains the finder here, from the checkpoint the pack names (the last device run's when one
    is committed, else the shipped one), on whole scenes at the size it reads at run time (on
    two CPU cores only crops around the indices were affordable), the real training photos a
-   fixed share of every batch, in mixed precision;
+   fixed share of every batch (half of them turned a quarter, half or three quarters round), in
+   mixed precision;
 5. exports both to ONNX and writes the log and ``device-run.json`` (the finder's validation
    mAP50 by epoch, the classifier's steps, the data's sizes).
 
@@ -80,6 +81,8 @@ class DeviceRun:
         font_scenes: scenes of font decks.
         font_decks: font decks drawn for those scenes.
         real_share: the share of every batch of the finder's that is real training photos.
+        finder_turn_real_share: the share of those the finder sees turned a quarter, half or
+            three quarters round (``training.finder.FinderSource``).
         finder_imgsz: the finder's training size (it is exported at ``RUN_TIME_IMGSZ``).
         finder_batch, finder_lr, finder_workers: the finder's batch, AdamW rate and data loaders.
         classifier_batch, classifier_lr, classifier_workers: the classifier's batch, peak rate and
@@ -108,6 +111,9 @@ class DeviceRun:
     # Between run 12's 4 % of real photos (fewer real indices boxed than run 4's finder) and run
     # 13's 22 % (more real, fewer synthetic): models/HISTORY.md, "Real photos as a share".
     real_share: float = 0.15
+    # As the 2-core runs 24 and 25 took the real photos' crops: their finders boxed 0.03 more of
+    # the real validation photos' indices as taken, and more turned (models/HISTORY.md, "Run 25").
+    finder_turn_real_share: float = 0.5
     finder_imgsz: int = RUN_TIME_IMGSZ
     finder_batch: int = 64
     finder_lr: float = 0.001
@@ -205,9 +211,9 @@ def train_finder(settings: DeviceRun, places: dict[str, Path], log) -> dict:
 
     _offline_ultralytics()
     designs, work = settings.work / "designs", settings.work
+    real = finder.FinderSource(places["real"], "train", turned_share=settings.finder_turn_real_share)
     data = finder.write_finder_data(work / "finder", train=[finder.FinderSource(designs, "train"),
-                                                            finder.FinderSource(work / "fonts", "train"),
-                                                            finder.FinderSource(places["real"], "train")],
+                                                            finder.FinderSource(work / "fonts", "train"), real],
                                     val=[finder.FinderSource(designs, "val")], size=None, seed=settings.seed)
     epochs: list[dict] = []
     final_eval = settings.minutes * 60 * FINAL_EVAL_SHARE
@@ -236,8 +242,9 @@ def train_finder(settings: DeviceRun, places: dict[str, Path], log) -> dict:
                                cache=False,
                                callbacks={"on_train_start": on_train_start, "on_model_save": on_model_save,
                                           "on_fit_epoch_end": on_fit_epoch_end},
-                               trainer=real_share_trainer(places["real"] / "images" / "train", settings.real_share,
-                                                          settings.seed))
+                               trainer=real_share_trainer([places["real"] / "images" / "train",
+                                                           finder.turned_images(work / "finder", real)],
+                                                          settings.real_share, settings.seed))
     strip_checkpoint(best, settings.out / "finder.pt")
     return {"epochs": epochs, "best_map50": max((e["map50"] for e in epochs), default=None)}
 

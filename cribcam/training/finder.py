@@ -37,10 +37,11 @@ class FinderSource:
         part: its part ("train" or "val").
         times: each image cut into crops (or listed, whole) this many times, each time at other
             places.
-        turned_share: the share of its crops turned a quarter, half or three quarters round,
-            their boxes with them (crops only). Real photos hold their cards upright or half
-            round; turned a quarter, the finder boxes fewer of their indices (models/HISTORY.md,
-            "Real photos turned"), while the drawn scenes hold cards every way already.
+        turned_share: the share of its crops (or of its whole images' listings) turned a
+            quarter, half or three quarters round, their boxes with them. Real photos hold their
+            cards upright or half round; turned a quarter, the finder boxes fewer of their indices
+            (models/HISTORY.md, "Real photos turned"), while the drawn scenes hold cards every way
+            already.
     """
 
     data_dir: Path
@@ -96,15 +97,15 @@ def boxes_in_window(boxes: np.ndarray, x: int, y: int, size: int) -> np.ndarray:
     return clipped[keep]
 
 
-def turned_quarters(crop: np.ndarray, boxes: np.ndarray, quarters: int) -> tuple[np.ndarray, np.ndarray]:
-    """A square crop turned ``quarters`` quarter turns counter-clockwise (``np.rot90``), and its
+def turned_quarters(image: np.ndarray, boxes: np.ndarray, quarters: int) -> tuple[np.ndarray, np.ndarray]:
+    """An image turned ``quarters`` quarter turns counter-clockwise (``np.rot90``), and its
     (n, 4) boxes in pixels turned with it, exactly."""
-    size = crop.shape[0]
     for _ in range(quarters % 4):
-        crop = np.rot90(crop)
-        # a pixel at (x, y) goes to (y, size - x): x1..x2 becomes the rows size - x2..size - x1
-        boxes = np.stack([boxes[:, 1], size - boxes[:, 2], boxes[:, 3], size - boxes[:, 0]], axis=1)
-    return np.ascontiguousarray(crop), boxes
+        width = image.shape[1]
+        image = np.rot90(image)
+        # a pixel at (x, y) goes to (y, width - x): x1..x2 becomes the rows width - x2..width - x1
+        boxes = np.stack([boxes[:, 1], width - boxes[:, 2], boxes[:, 3], width - boxes[:, 0]], axis=1)
+    return np.ascontiguousarray(image), boxes
 
 
 def cut_finder_crops(sources: list[FinderSource], out: Path, out_part: str, size: int,
@@ -139,9 +140,7 @@ def cut_finder_crops(sources: list[FinderSource], out: Path, out_part: str, size
                     if source.turned_share and rng.random() < source.turned_share:
                         crop, inside = turned_quarters(crop, inside, int(rng.integers(1, 4)))
                     cv2.imwrite(str(out / "images" / out_part / f"{name}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
-                    (out / "labels" / out_part / f"{name}.txt").write_text(
-                        "".join(f"0 {(a + c) / 2 / size:.6f} {(b + d) / 2 / size:.6f} "
-                                f"{(c - a) / size:.6f} {(d - b) / size:.6f}\n" for a, b, c, d in inside))
+                    (out / "labels" / out_part / f"{name}.txt").write_text(_index_lines(inside, size, size))
                     written += 1
     return written
 
@@ -162,15 +161,10 @@ def write_finder_data(out: Path, train: list[FinderSource], val: list[FinderSour
     Args:
         train, val: the parts to learn from and to validate on.
         size: the side of the crops cut around the indices (the 2-core recipe), or None for
-            the whole images, each listed ``times`` times (a GPU machine affords them; no
-            image is turned there).
-        seed: seed of the crops.
-
-    Raises:
-        ValueError: a source to be turned among whole images.
+            the whole images, each listed ``times`` times (a GPU machine affords them), a
+            turned copy written (``turned_images``) and listed instead where it is drawn turned.
+        seed: seed of the crops and of the turns.
     """
-    if size is None and any(source.turned_share for source in (*train, *val)):
-        raise ValueError("only crops are turned: give a crop size to turn a share of a source's images")
     done = out / "data.yaml"
     if done.is_file():
         return done
@@ -178,7 +172,8 @@ def write_finder_data(out: Path, train: list[FinderSource], val: list[FinderSour
         shutil.rmtree(out)  # a half-written set from a cut run
     if size is None:
         out.mkdir(parents=True)
-        counts = {part: _list_images(sources, out / f"{part}.txt") for part, sources in (("train", train), ("val", val))}
+        rng = np.random.default_rng(seed)
+        counts = {part: _list_images(sources, out, part, rng) for part, sources in (("train", train), ("val", val))}
         parts, what = {part: str((out / f"{part}.txt").resolve()) for part in counts}, "whole images"
     else:
         counts = {part: cut_finder_crops(sources, out, part, size, seed + i)
@@ -189,13 +184,47 @@ def write_finder_data(out: Path, train: list[FinderSource], val: list[FinderSour
     return done
 
 
-def _list_images(sources: list[FinderSource], listing: Path) -> int:
-    """Writes the images of ``sources``, each ``times`` times, into ``listing`` (ultralytics
-    finds each one's labels beside its images folder); returns how many lines."""
-    images = [path.resolve() for source in sources
-              for path in sorted((source.data_dir / "images" / source.part).glob("*.jpg")) * source.times]
-    listing.write_text("".join(f"{path}\n" for path in images))
-    return len(images)
+def turned_images(out: Path, source: FinderSource) -> Path:
+    """The folder of the turned copies of a source's whole images in the finder's data ``out``
+    (a training run that treats the source's images apart finds its turned ones here)."""
+    return out / "turned" / source.data_dir.name / "images" / source.part
+
+
+def _list_images(sources: list[FinderSource], out: Path, part: str, rng: np.random.Generator) -> int:
+    """Writes the images of ``sources``, each ``times`` times, into ``out/<part>.txt``; each
+    listing is drawn turned with the source's ``turned_share``, and then a turned copy is
+    written and listed instead (ultralytics finds each image's labels beside its images
+    folder). Returns how many lines."""
+    listed = []
+    for source in sources:
+        for path in sorted((source.data_dir / "images" / source.part).glob("*.jpg")):
+            for copy in range(source.times):
+                # drawn only for a share above 0, so a set without turns is listed as before
+                turned = source.turned_share and rng.random() < source.turned_share
+                listed.append(_turned_copy(out, source, path, copy, int(rng.integers(1, 4))) if turned else path)
+    (out / f"{part}.txt").write_text("".join(f"{path.resolve()}\n" for path in listed))
+    return len(listed)
+
+
+def _turned_copy(out: Path, source: FinderSource, image_path: Path, copy: int, quarters: int) -> Path:
+    """A whole image of ``source`` turned ``quarters`` quarter turns, with its labels; its path."""
+    image, boxes = image_boxes(image_path, source.data_dir, source.part)
+    image, boxes = turned_quarters(image, boxes, quarters)
+    height, width = image.shape[:2]
+    images = turned_images(out, source)
+    labels = images.parent.parent / "labels" / source.part
+    images.mkdir(parents=True, exist_ok=True)
+    labels.mkdir(parents=True, exist_ok=True)
+    name = f"{image_path.stem}-{copy}"
+    cv2.imwrite(str(images / f"{name}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    (labels / f"{name}.txt").write_text(_index_lines(boxes, width, height))
+    return images / f"{name}.jpg"
+
+
+def _index_lines(boxes: np.ndarray, width: int, height: int) -> str:
+    """One-class YOLO label text for (n, 4) pixel boxes in a width x height image."""
+    return "".join(f"0 {(a + c) / 2 / width:.6f} {(b + d) / 2 / height:.6f} "
+                   f"{(c - a) / width:.6f} {(d - b) / height:.6f}\n" for a, b, c, d in boxes)
 
 
 def check_share(share: float) -> None:
@@ -250,17 +279,18 @@ class ShareSampler:
             yield from rng.permutation(indices)
 
 
-def real_share_trainer(real_images: Path, share: float, seed: int):
+def real_share_trainer(real_folders: list[Path], share: float, seed: int):
     """An ultralytics detection trainer whose every training batch holds ``share`` of real
-    photos: the images listed from the folder ``real_images``, each listed once
-    (``ShareSampler``). ``YOLO.train`` takes a trainer class, and a trainer builds its data
-    loader in its public ``get_dataloader``, overridden here for the training images alone (the
-    validation loader is ultralytics' own). Sound only without mosaic, which reads other images
-    than the sampler picks (``finder_train_args`` turns it off), and on one device."""
+    photos: the images listed from the folders ``real_folders`` (the photos, their turned
+    copies), each listing drawn as often as the others (``ShareSampler``). ``YOLO.train``
+    takes a trainer class, and a trainer builds its data loader in its public
+    ``get_dataloader``, overridden here for the training images alone (the validation loader
+    is ultralytics' own). Sound only without mosaic, which reads other images than the sampler
+    picks (``finder_train_args`` turns it off), and on one device."""
     from ultralytics.data.build import InfiniteDataLoader, seed_worker
     from ultralytics.models.yolo.detect import DetectionTrainer
 
-    root = real_images.resolve()
+    roots = [folder.resolve() for folder in real_folders]
 
     class RealShareTrainer(DetectionTrainer):
         def get_dataloader(self, dataset_path: str, batch_size: int = 16, rank: int = 0, mode: str = "train"):
@@ -269,7 +299,8 @@ def real_share_trainer(real_images: Path, share: float, seed: int):
             import torch
 
             dataset = self.build_dataset(dataset_path, mode, batch_size)
-            real = [i for i, image in enumerate(dataset.im_files) if Path(image).resolve().is_relative_to(root)]
+            real = [i for i, image in enumerate(dataset.im_files)
+                    if any(Path(image).resolve().is_relative_to(root) for root in roots)]
             other = sorted(set(range(len(dataset.im_files))) - set(real))
             self.real_share_sampler = ShareSampler(real, other, batch_size, share, seed)
             workers = min(self.args.workers, self.real_share_sampler.batches)

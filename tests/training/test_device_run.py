@@ -4,6 +4,7 @@ here on the CPU: the pack from a share of the shared photos, a few fonts and whe
 spends its minutes training."""
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -138,7 +139,10 @@ def test_the_run_there_trains_both_models_and_brings_back_what_the_reader_reads(
     assert record["finder"]["epochs"] and record["classifier"]["steps"] > 0
     assert record["data"]["font_decks"] > 0 and record["data"]["real_photos"] > 0
     assert record["minutes"] < 1.5
-    assert " of them real photos, read " in (out / "device-run.log").read_text()  # their share of every batch
+    # Every real photo in their share of every batch once, half of them as turned copies.
+    real_listed = re.search(r" (\d+) of them real photos, read ", (out / "device-run.log").read_text())
+    assert real_listed and int(real_listed[1]) == record["data"]["real_photos"]
+    assert list((tmp_path / "work").glob("run-*/finder/turned/real/images/train/*.jpg"))
     photo = __import__("cv2").imread(str(next((photos / "images").iterdir())))
     boxes = IndexFinder(out / "finder.onnx", conf=0.01)(photo).xyxy
     cards = IndexClassifier(out / "classifier.onnx")(photo, np.array([[10, 10, 60, 80]], np.float32))

@@ -17,7 +17,10 @@ from cribcam.training.finder import (
     cut_finder_crops,
     decode_boxes_on_last_axis,
     finder_train_args,
+    image_boxes,
+    turned_images,
     turned_quarters,
+    write_finder_data,
 )
 from cribcam.vision.finder import letterbox
 
@@ -61,6 +64,34 @@ def test_a_crop_turned_by_quarters_keeps_its_box_on_the_print(quarters):
     ys, xs = np.nonzero(turned[..., 0])
     assert boxes.tolist() == [[xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]]
     assert turned.shape == crop.shape and turned.flags["C_CONTIGUOUS"]
+
+
+def test_a_photo_turned_whole_keeps_its_box_on_the_print():
+    photo = np.zeros((60, 90, 3), np.uint8)
+    photo[5:15, 70:82] = 255
+    for quarters in (1, 2, 3):
+        turned, boxes = turned_quarters(photo, np.array([[70, 5, 82, 15]], np.float32), quarters)
+        ys, xs = np.nonzero(turned[..., 0])
+        assert boxes.tolist() == [[xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]]
+        assert turned.shape[:2] == ((90, 60) if quarters % 2 else (60, 90))
+
+
+def test_whole_images_are_listed_turned_in_about_the_share_asked_their_labels_turned_with_them(tmp_path):
+    photos = FinderSource(crop_set(tmp_path / "photos", "train", 40), "train", turned_share=0.5)
+    scenes = FinderSource(crop_set(tmp_path / "scenes", "train", 10), "train")
+    write_finder_data(tmp_path / "finder", train=[scenes, photos], val=[], size=None, seed=0)
+    listed = [Path(line) for line in (tmp_path / "finder" / "train.txt").read_text().splitlines()]
+    folder = turned_images(tmp_path / "finder", photos).resolve()
+    turned = [path for path in listed if path.parent == folder]
+    assert len(listed) == 50 and 10 <= len(turned) <= 30
+    assert all(path.parent == (tmp_path / "scenes" / "images" / "train").resolve() for path in listed[:10])
+    assert len({path.stem.split("-")[0] for path in listed[10:]}) == 40  # each photo once, as taken or turned
+    for path in turned:
+        image, boxes = image_boxes(path, folder.parents[1], "train")
+        ys, xs = np.nonzero(image[..., 0] > 170)
+        assert np.abs(boxes - [[xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]]).max() <= 1
+        as_taken = image.shape[:2] == (120, 160) and np.abs(boxes - [[70, 40, 82, 60]]).max() <= 1
+        assert not as_taken
 
 
 def crop_set(root: Path, part: str, images: int) -> Path:

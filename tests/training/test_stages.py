@@ -117,14 +117,6 @@ def test_the_finder_data_of_crops_cuts_them_at_the_size_asked(tmp_path):
     assert crops and all(cv2.imread(str(path)).shape[:2] == (48, 48) for path in crops)
 
 
-def test_whole_images_are_never_turned(tmp_path):
-    scenes = small_set(tmp_path / "scenes", {"train": 1})
-    with pytest.raises(ValueError, match="only crops are turned"):
-        write_finder_data(tmp_path / "finder", train=[FinderSource(scenes, "train", 1, turned_share=0.5)],
-                          val=[], size=None, seed=0)
-    assert not (tmp_path / "finder").exists()
-
-
 def test_an_export_without_its_checkpoints_says_so_and_writes_nothing(tmp_path):
     lines = []
     written = stages.export_models(tmp_path, None, tmp_path / "classifier.pt", 640, lines.append, keep_going=True)
