@@ -86,18 +86,23 @@ def read_sets(sets: list[str], model: Path | None) -> list[dict]:
     return records
 
 
+def _looked_up(box, looks):
+    """A box's finder score and no-index probability in each look that holds it."""
+    box = np.asarray(box, np.float32)
+    for found, index_score, no_index in looks:
+        for i in np.flatnonzero((np.abs(found.xyxy - box) < 0.01).all(axis=1)):
+            yield float(index_score[i]), float(no_index[i])
+
+
 def _finder_score(boxes, looks) -> float:
-    """The finder's score of a card's surest box (each box looked up in the looks it came from)."""
-    return max((float(index_score[i]) for box in boxes for found, index_score, _ in looks
-                for i in np.flatnonzero((np.abs(found.xyxy - np.asarray(box, np.float32)) < 0.01).all(axis=1))),
-               default=0.0)
+    """The finder's score of a card's surest box."""
+    return max((score for box in boxes for score, _ in _looked_up(box, looks)), default=0.0)
 
 
 def _mark(box, read_boxes, looks) -> list[float]:
     """A mark's no-index probability and its distance from the nearest index read, in its sizes."""
+    none = next((none for _, none in _looked_up(box, looks)), 0.0)
     box = np.asarray(box, np.float32)
-    none = next((float(no_index[i]) for found, _, no_index in looks
-                 for i in np.flatnonzero((np.abs(found.xyxy - box) < 0.01).all(axis=1))), 0.0)
     if not read_boxes:
         return [none, float("inf")]
     read = np.asarray(read_boxes, np.float32)
