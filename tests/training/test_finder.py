@@ -57,23 +57,13 @@ def test_a_box_cut_by_the_crop_edge_is_kept_only_when_mostly_inside():
 
 
 @pytest.mark.parametrize("quarters", [1, 2, 3, 4])
-def test_a_crop_turned_by_quarters_keeps_its_box_on_the_print(quarters):
-    crop = np.zeros((60, 60, 3), np.uint8)
-    crop[5:15, 40:52] = 255  # the "index": x 40..52, y 5..15
-    turned, boxes = turned_quarters(crop, np.array([[40, 5, 52, 15]], np.float32), quarters)
+def test_an_image_turned_by_quarters_keeps_its_box_on_the_print(quarters):
+    image = np.zeros((60, 90, 3), np.uint8)  # not square: a whole photo turns as a crop does
+    image[5:15, 70:82] = 255  # the "index": x 70..82, y 5..15
+    turned, boxes = turned_quarters(image, np.array([[70, 5, 82, 15]], np.float32), quarters)
     ys, xs = np.nonzero(turned[..., 0])
     assert boxes.tolist() == [[xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]]
-    assert turned.shape == crop.shape and turned.flags["C_CONTIGUOUS"]
-
-
-def test_a_photo_turned_whole_keeps_its_box_on_the_print():
-    photo = np.zeros((60, 90, 3), np.uint8)
-    photo[5:15, 70:82] = 255
-    for quarters in (1, 2, 3):
-        turned, boxes = turned_quarters(photo, np.array([[70, 5, 82, 15]], np.float32), quarters)
-        ys, xs = np.nonzero(turned[..., 0])
-        assert boxes.tolist() == [[xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]]
-        assert turned.shape[:2] == ((90, 60) if quarters % 2 else (60, 90))
+    assert turned.shape[:2] == ((90, 60) if quarters % 2 else (60, 90)) and turned.flags["C_CONTIGUOUS"]
 
 
 def test_whole_images_are_listed_turned_in_about_the_share_asked_their_labels_turned_with_them(tmp_path):
