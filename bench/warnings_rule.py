@@ -36,7 +36,7 @@ import numpy as np
 from cribcam.vision import CardReader
 from cribcam.vision import reader as reader_module
 from cribcam.vision.corners import UNSURE_CONF
-from cribcam.vision.evaluate import KINDS, given_count, load_labels, photo_kind
+from cribcam.vision.evaluate import KINDS, cards_counted, given_count, load_labels, photo_kind
 from cribcam.vision.reading import CARD_UNREADABLE, IMAGE_UNREADABLE, STARTER_UNKNOWN
 
 UNSURE = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85)
@@ -75,6 +75,7 @@ def read_sets(sets: list[str], model: Path | None) -> list[dict]:
             boxes = [box for seen in (*reading.cards, *reading.guesses) for box in seen.boxes]
             records.append({
                 "set": f"{images.parent.parent.name}/{images.name}", "name": name, "labelled": labelled,
+                "partly_shown": entry.get("partly_shown", []),
                 "cards": [{"card": s.card, "probability": s.confidence,
                            "unsure_otherwise": s.unsure and s.confidence >= UNSURE_CONF,
                            "finder": _finder_score(s.boxes, looks),
@@ -120,7 +121,8 @@ def figures(records: list[dict], rule: tuple) -> tuple[float, float, float]:
     """The share of misread hands that warn, of right hands that warn, and of all hands misread
     without a warning."""
     hands = [r for r in records if r["labelled"]]
-    right = [r for r in hands if {c["card"] for c in r["cards"]} == set(r["labelled"])]
+    right = [r for r in hands if cards_counted({c["card"] for c in r["cards"]}, set(r["labelled"]),
+                                               set(r.get("partly_shown", ()))) == set(r["labelled"])]
     wrong = [r for r in hands if r not in right]
     warned_wrong = sum(warns(r, *rule) for r in wrong)
     return (warned_wrong / max(len(wrong), 1), sum(warns(r, *rule) for r in right) / max(len(right), 1),
@@ -157,7 +159,8 @@ def sure_misreads(records: list[dict]) -> None:
     its index's short side in the photo's pixels. Printed as quantiles (0.05, 0.25, 0.5) per set,
     with the share of right cards that a line at the misread cards' median would mark unsure."""
     for name in sorted({r["set"] for r in records}):
-        sure = [(card, card["card"] in r["labelled"]) for r in records if r["set"] == name and r["labelled"]
+        sure = [(card, card["card"] in {*r["labelled"], *r.get("partly_shown", ())})
+                for r in records if r["set"] == name and r["labelled"]
                 for card in r["cards"] if card["probability"] >= UNSURE_CONF and not card["unsure_otherwise"]]
         wrong = [card for card, right in sure if not right]
         if not wrong:

@@ -83,7 +83,9 @@ def write_eval_labels(out: Path, part: str) -> Path:
 
     The format is that of ``cribcam eval --labels``, so a reader can be measured on a built
     set directly. Cards whose corners are all hidden are left out (no reader can see them);
-    each entry also names its subset (the deck design of a synthetic scene), starter and
+    a face-up card with some of an index's ink in view but no index labelled (under another
+    card, or cut by the frame) is named under ``"partly_shown"``, which a reader may read or
+    not. Each entry also names its subset (the deck design of a synthetic scene), starter and
     layout where the record has them.
     """
     entries = {}
@@ -95,6 +97,11 @@ def write_eval_labels(out: Path, part: str) -> Path:
             "subset": record.get("deck", record.get("subset")), "starter": record.get("starter"),
             **({"layout": record["layout"]} if "layout" in record else {}),
         }
+        partly_shown = sorted(card["code"] for card in record.get("cards", ())
+                              if card.get("corners") and not card["readable"]
+                              and max(corner["seen"] for corner in card["corners"]) > 0)
+        if partly_shown:
+            entries[record["image"]]["partly_shown"] = partly_shown
     path = out / f"labels-{part}.json"
     path.write_text(json.dumps(entries, indent=1, sort_keys=True) + "\n")
     return path

@@ -2,9 +2,12 @@
 
 Labels (``load_labels``): ``{image_name: {"cards": [{"card": "TC", "box": [x1, y1, x2, y2]},
 ...], "subset": "..."}}``, one box per printed index corner, or ``"box": null`` for a card
-labelled by its name alone (class-only labels: the cards of a photo without boxes). A card
-counts as found when it is in the reading; a hand is exact when the set read equals the set
-labelled. The exact-hand rate is taken over the images that show at least one readable card: a
+labelled by its name alone (class-only labels: the cards of a photo without boxes). An entry
+may also name, under ``"partly_shown"``, cards in view whose index shows only in part (a drawn
+scene's cards under another or cut by the frame): a reader may name them or not, so a card so
+named is left out of the reading's count (``cards_counted``), while a card read that is neither
+labelled nor partly shown is a card read wrongly. A card counts as found when it is in the
+reading; a hand is exact when the set read and counted equals the set labelled. The exact-hand rate is taken over the images that show at least one readable card: a
 synthetic scene whose cards are all hidden would otherwise count as a hand read right by a
 reader that sees nothing. Cards read in such an image still count against precision. The
 share of index boxes the finder found is measured on the cards labelled with a box only.
@@ -52,8 +55,8 @@ class Tally:
     flagged_right: int = 0  # hands read exactly whose reading warns all the same (``Reading.warns``)
     flagged_wrong: int = 0  # hands misread whose reading warns
 
-    def add(self, labelled: set[str], reading: Reading) -> None:
-        read = set(reading.codes)
+    def add(self, labelled: set[str], reading: Reading, partly_shown: set[str] = frozenset()) -> None:
+        read = cards_counted(set(reading.codes), labelled, partly_shown)
         self.images += 1
         if labelled:
             self.hands += 1
@@ -145,16 +148,15 @@ def evaluate(read: Callable[..., Reading], images: Path, labels: dict,
         if image is None:
             result.unreadable.append(name)
             continue
-        labelled = {c["card"] for c in entry["cards"]}
+        labelled, partly_shown = {c["card"] for c in entry["cards"]}, set(entry.get("partly_shown", ()))
         expected = given_count(labelled) if count_given else None
         reading = read(image) if expected is None else read(image, expected=expected)
-        read_set = set(reading.codes)
-        if sheet is not None and read_set != labelled:
+        if sheet is not None and cards_counted(set(reading.codes), labelled, partly_shown) != labelled:
             sheet(name, image, entry["cards"], reading)
         tallies = (result.overall, result.subsets.setdefault(entry.get("subset", "all"), Tally()),
                    result.kinds.setdefault(photo_kind(len(labelled)), Tally()))
         for tally in tallies:
-            tally.add(labelled, reading)
+            tally.add(labelled, reading, partly_shown)
         boxed = [label for label in entry["cards"] if label.get("box") is not None]
         result.confusions.update(_confusions(boxed, reading))
         for tally in tallies:
@@ -182,6 +184,12 @@ class Labels(dict):
     def __init__(self, entries=(), skipped: dict[str, str] | None = None):
         super().__init__(entries)
         self.skipped: dict[str, str] = dict(skipped or {})
+
+
+def cards_counted(read: set[str], labelled: set[str], partly_shown: set[str]) -> set[str]:
+    """The cards of a reading that count against its labels: all read but those whose index
+    shows only in part (``"partly_shown"``), which a reader may name or not."""
+    return read - (partly_shown - labelled)
 
 
 def given_count(labelled: set[str]) -> int | None:
@@ -214,6 +222,8 @@ def load_labels(path: str | Path) -> Labels:
           ``A23456789TJQK``, suit ``CDHS``; "10h" in the file reads "TH") and ``box`` a list
           of four floats ``[x1, y1, x2, y2]``, or None for a card labelled without a box;
         - ``"subset"``: a string, only when the file gives one;
+        - ``"partly_shown"``: canonical codes of cards whose index shows only in part, only
+          when the file gives them (a drawn scene's labels; see the module's docs);
         - every other key of the file's entry (``n_cards``, ``source``...), as it is there.
 
         ``.skipped`` maps each key left out to why, for a warning that names it.
@@ -265,7 +275,16 @@ def _label_entry(path, name: str, entry) -> dict:
                                  "[x1, y1, x2, y2] in pixels, or null for a card labelled without one")
             box = [float(v) for v in box]
         cards.append({"card": code, "box": box})
-    return {**entry, "cards": cards}
+    if "partly_shown" not in entry:
+        return {**entry, "cards": cards}
+    partly_shown = entry["partly_shown"]
+    if not isinstance(partly_shown, list) or not all(isinstance(code, str) for code in partly_shown):
+        raise ValueError(f'{where}: "partly_shown" must be a list of card codes, not {_short(partly_shown)}')
+    try:
+        partly_shown = [parse_card(code).code for code in partly_shown]
+    except CardError as exc:
+        raise ValueError(f'{where}: "partly_shown": {exc}') from None
+    return {**entry, "cards": cards, "partly_shown": partly_shown}
 
 
 def _short(value) -> str:

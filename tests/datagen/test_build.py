@@ -79,6 +79,9 @@ def test_each_part_has_labels_that_cribcam_eval_reads(built):
             readable = {c["code"] for c in meta["cards"] if c["face_up"] and c["readable"]}
             assert {c["card"] for c in entry["cards"]} == readable
             assert entry["subset"] == meta["deck"] and entry["starter"] == meta["starter"]
+            partly = {c["code"] for c in meta["cards"] if c["face_up"] and not c["readable"]
+                      and any(corner["seen"] > 0 for corner in c["corners"])}
+            assert set(entry.get("partly_shown", [])) == partly and not partly & readable
 
 
 def test_held_out_designs_never_reach_a_training_set(built, fake_decks, tmp_path):

@@ -177,6 +177,8 @@ def test_class_only_labels_load_in_the_documented_form(tmp_path):
     ({"cards": [{"card": "5H", "box": [1, 2, 3]}]}, "'a.jpg': the box of 5H is [1, 2, 3]"),
     ({"cards": [5]}, "'a.jpg' has the label 5;"),
     ({"cards": [], "subset": 3}, '"subset" must be a name'),
+    ({"cards": [], "partly_shown": "5H"}, '"partly_shown" must be a list of card codes'),
+    ({"cards": [], "partly_shown": ["5X"]}, '"partly_shown": \'5X\' is not a card'),
 ])
 def test_an_image_entry_that_is_no_label_is_refused_by_name(tmp_path, entry, words):
     path = tmp_path / "labels.json"
@@ -184,6 +186,24 @@ def test_an_image_entry_that_is_no_label_is_refused_by_name(tmp_path, entry, wor
     with pytest.raises(ValueError, match="not a labels file") as error:
         load_labels(path)
     assert words in str(error.value)
+
+
+def test_a_card_whose_index_shows_in_part_may_be_read_or_not(images, tmp_path):
+    """c's ghost QS is a card partly shown: read, it counts neither for nor against the reader,
+    and c still shows no hand; b's 7S read for a partly shown 7S is no card read wrongly, but
+    the labelled 7C missed still is."""
+    path = tmp_path / "labels.json"
+    path.write_text(json.dumps({**LABELS, "b.png": {**LABELS["b.png"], "partly_shown": ["7s"]},
+                                "c.png": {**LABELS["c.png"], "partly_shown": ["QS"]}}))
+    labels = load_labels(path)
+    assert labels["b.png"]["partly_shown"] == ["7S"] and "partly_shown" not in labels["a.png"]
+    overall = evaluate(_read, images, labels).as_dict()["overall"]
+    assert (overall["recall"], overall["precision"]) == (pytest.approx(2 / 3, abs=1e-4), 1.0)
+    assert (overall["cards_read"], overall["hands"], overall["exact_hand_rate"]) == (2, 2, 0.5)
+    right = {**labels, "b.png": {"cards": [{"card": "7S", "box": _box(200)}], "partly_shown": ["7C"]}}
+    assert evaluate(_read, images, right).as_dict()["overall"]["exact_hand_rate"] == 1.0
+    wrong = {**labels, "c.png": {"cards": [], "partly_shown": ["QH"]}}  # another card read: wrong
+    assert evaluate(_read, images, wrong).as_dict()["overall"]["precision"] == pytest.approx(2 / 3, abs=1e-4)
 
 
 def test_class_only_labels_are_measured_but_not_for_boxes_found(images):
