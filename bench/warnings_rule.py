@@ -19,7 +19,7 @@ the figures per kind of photo (``evaluate.KINDS``); last, per set, how the cards
 wrongly differ from those read surely and rightly in the finder's score and the index's size
 (``sure_misreads``: neither separates them; models/HISTORY.md, "The finder's score as a
 warning"). The rule is chosen on the choosing sets
-(synth-choose and the real training photos), never on the real validation photos or the held-out
+(synth-choose, -b and -c, and the real training photos), never on the real validation photos or the held-out
 designs (issue 31, point 3).
 """
 
@@ -42,7 +42,7 @@ from cribcam.vision.reading import CARD_UNREADABLE, IMAGE_UNREADABLE, STARTER_UN
 UNSURE = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85)
 NONE = (0.5, 0.4, 0.3, 0.2, 0.1)
 APART = (0.0, 1.5, 2.0, 3.0, 4.0)
-CHOOSING = ("synth-choose/train", "real/train")
+CHOOSING = ("synth-choose/train", "synth-choose-b/train", "synth-choose-c/train", "real/train")
 # Problems that are not warnings of their own: the marks are weighed apart ("marks").
 NOT_WARNINGS = {STARTER_UNKNOWN, CARD_UNREADABLE, IMAGE_UNREADABLE}
 IN_CODE = (UNSURE_CONF, reader_module.MARK_NONE, reader_module.MARK_APART)  # before read_sets loosens them
