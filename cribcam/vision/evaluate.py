@@ -7,10 +7,11 @@ may also name, under ``"partly_shown"``, cards in view whose index shows only in
 scene's cards under another or cut by the frame): a reader may name them or not, so a card so
 named is left out of the reading's count (``cards_counted``), while a card read that is neither
 labelled nor partly shown is a card read wrongly. A card counts as found when it is in the
-reading; a hand is exact when the set read and counted equals the set labelled. The exact-hand rate is taken over the images that show at least one readable card: a
-synthetic scene whose cards are all hidden would otherwise count as a hand read right by a
-reader that sees nothing. Cards read in such an image still count against precision. The
-share of index boxes the finder found is measured on the cards labelled with a box only.
+reading; a hand is exact when the set read and counted equals the set labelled. The exact-hand
+rate is taken over the images that show at least one readable card: a synthetic scene whose
+cards are all hidden would otherwise count as a hand read right by a reader that sees nothing.
+Cards read in such an image still count against precision. The share of index boxes the finder
+found is measured on the cards labelled with a box only.
 """
 
 from __future__ import annotations
