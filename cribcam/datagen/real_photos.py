@@ -42,8 +42,8 @@ the "Card Detection" data set exported from Roboflow and published in the public
 repository Ammememe/CardCounterML (commit a0e040bd), licence Creative Commons Attribution 4.0
 International (CC BY 4.0, https://creativecommons.org/licenses/by/4.0/).
 Changes: labels converted to YOLO format, images split into train and val by capture, and
-the labels of {fixed} photos corrected to the cards they show (cribcam.datagen.real_photos.LABEL_FIXES
-and LABEL_ADDITIONS).
+the labels of {fixed} photos corrected to the cards they show (cribcam.datagen.real_photos.LABEL_FIXES,
+LABEL_ADDITIONS and PARTLY_SHOWN).
 Attribution must be kept wherever these images or anything derived from them is redistributed.
 """
 
@@ -92,6 +92,35 @@ LABEL_ADDITIONS: dict[str, list[tuple[str, tuple[float, float, float, float]]]] 
     "CardCounterML__IMG_20220921_195322_jpg.jpg": [("AS", (496.9, 524.0, 602.0, 639.2))],
     "CardCounterML__IMG_20220921_195411_jpg.jpg": [("6H", (598.9, 85.0, 640.0, 157.8))],
     "CardCounterML__IMG_20220921_195408_jpg.jpg": [("2S", (597.0, 37.8, 640.0, 114.2))],
+    # The edge pass (2026-12-01): a whole "6" under a heart, upside down, at the top of a grey photo.
+    "CardCounterML__IMG_20220921_200020_jpg.jpg": [("6H", (254.0, 28.0, 324.0, 105.0))],
+}
+
+# Cards a shared photo shows only in part, cut by its edge or under another card, that its labels
+# leave out: photo -> the cards it may be. A reader may read such a card or not (the drawn sets'
+# "partly_shown"); read as anything else, it is a card read wrongly. Where the ink shows a rank
+# but not its suit, both suits of its colour are named; a court card whose rank is blurred, all
+# three; a rank that cannot be told, nothing. Found by an edge pass (2026-12-01) over every real
+# photo with its labelled boxes drawn, not where a reader disagreed (models/HISTORY.md, "An edge
+# pass over the real photos").
+PARTLY_SHOWN: dict[str, list[str]] = {
+    "CardCounterML__IMG_20220921_193931_jpg.jpg": ["KD", "KH", "TD", "TH"],  # a red "10" above, a red "K" below
+    "CardCounterML__IMG_20220921_193933_jpg.jpg": ["5D", "5H"],  # a red "5" below
+    "CardCounterML__IMG_20220921_194224_jpg.jpg": ["QD", "QH"],  # a court card's red "Q" above
+    "CardCounterML__IMG_20220921_194653_jpg.jpg": ["8D"],  # a diamond under an "8" whose top is cut
+    "CardCounterML__IMG_20220921_194702_jpg.jpg": ["TC", "TS"],  # a black "10" above
+    "CardCounterML__IMG_20220921_194705_jpg.jpg": ["6C"],  # a club above an upside-down "6", at the corner
+    "CardCounterML__IMG_20220921_195318_jpg.jpg": ["5D", "5H"],  # a red "5" above
+    "CardCounterML__IMG_20220921_195320_jpg.jpg": ["4C", "TD", "TH"],  # a club and half a "4"; a red "10"
+    "CardCounterML__IMG_20220921_195407_jpg.jpg": ["6S"],  # a "6" and half a spade at the edge
+    "CardCounterML__IMG_20220921_195408_jpg.jpg": ["7D", "7H"],  # a red "7" above
+    "CardCounterML__IMG_20220921_195457_jpg.jpg": ["AS"],  # half an "A" and a spade at the edge
+    "CardCounterML__IMG_20220921_195503_jpg.jpg": ["KC", "KS"],  # a court card's black "K" above
+    "CardCounterML__IMG_20220921_195508_jpg.jpg": ["KC"],  # a "K" and club at the edge
+    "CardCounterML__IMG_20220921_200821_jpg.jpg": ["AD", "AH"],  # a red "A", its suit under the queen
+    "CardCounterML__IMG_20220921_200246_jpg.jpg": ["JD", "KD", "QD"],  # a court card of diamonds, its rank blurred
+    "CardCounterML__IMG_20220921_200254_jpg.jpg": ["4C"],  # four clubs and a blurred "4" at the corner
+    "CardCounterML__IMG_7727_JPG.jpg": ["AD", "AH"],  # a gold "A" under the stack's top card
 }
 
 # A labelled box narrower than this many pixels is a slip of the labeller's hand: IMG_20220921_200957
@@ -234,13 +263,14 @@ def convert(src: Path, out: Path, val_fraction: float = 0.25, force: bool = Fals
             "image": f"{stem}.jpg", "source": entry.get("source"), "subset": entry["subset"],
             "capture": captures[name], "width": w, "height": h, "starter": None,
             "cards": [{"code": code, "face_up": True, "readable": True, "corners": corners}
-                      for code, corners in sorted(cards.items())]})
+                      for code, corners in sorted(cards.items())],
+            **({"partly_shown": PARTLY_SHOWN[name]} if name in PARTLY_SHOWN else {})})
         counts[part] += 1
     for part in counts:
         yolo.write_eval_labels(out, part)
     yolo.write_data_yaml(out, {"train": "images/train", "val": "images/val"},
                          "real card photos (CC BY 4.0, see ATTRIBUTION.txt), split by capture")
-    mended = LABEL_FIXES.keys() | LABEL_ADDITIONS.keys()
+    mended = LABEL_FIXES.keys() | LABEL_ADDITIONS.keys() | PARTLY_SHOWN.keys()
     (out / "ATTRIBUTION.txt").write_text(ATTRIBUTION.format(src=src, fixed=len(mended)))
     yolo.write_json(out / "captures.json", {name: {"capture": captures[name], "part": parts[name]}
                                             for name in sorted(entries)})

@@ -85,7 +85,8 @@ def write_eval_labels(out: Path, part: str) -> Path:
     set directly. Cards whose corners are all hidden are left out (no reader can see them);
     a face-up card with some of an index's ink in view but no index labelled (under another
     card, or cut by the frame) is named under ``"partly_shown"``, which a reader may read or
-    not. Each entry also names its subset (the deck design of a synthetic scene), starter and
+    not; a record may also name such cards itself (``"partly_shown"``, the real photos' edge
+    pass). Each entry also names its subset (the deck design of a synthetic scene), starter and
     layout where the record has them.
     """
     entries = {}
@@ -97,9 +98,10 @@ def write_eval_labels(out: Path, part: str) -> Path:
             "subset": record.get("deck", record.get("subset")), "starter": record.get("starter"),
             **({"layout": record["layout"]} if "layout" in record else {}),
         }
-        partly_shown = sorted(card["code"] for card in record.get("cards", ())
-                              if card.get("corners") and not card["readable"]
-                              and max(corner["seen"] for corner in card["corners"]) > 0)
+        partly_shown = sorted({card["code"] for card in record.get("cards", ())
+                               if card.get("corners") and not card["readable"]
+                               and max(corner["seen"] for corner in card["corners"]) > 0}
+                              | set(record.get("partly_shown", ())))  # named by hand (real photos)
         if partly_shown:
             entries[record["image"]]["partly_shown"] = partly_shown
     path = out / f"labels-{part}.json"

@@ -11,6 +11,7 @@ from cribcam.cli.main import main
 from cribcam.datagen.real_photos import (
     LABEL_ADDITIONS,
     LABEL_FIXES,
+    PARTLY_SHOWN,
     THINNEST_BOX,
     fixed_label,
     group_captures,
@@ -93,6 +94,13 @@ def test_conversion_keeps_every_box_and_the_attribution(shared_dir, tmp_path, re
         assert len(read) == len(labels[name]["cards"]) + len(added)
         assert {card for card, _ in added} <= {c["card"] for c in read}
         assert not {card for card, _ in added} & {c["card"] for c in labels[name]["cards"]}
+    named = {name for part in ("train", "val") for name, entry in load_labels(out / f"labels-{part}.json").items()
+             if "partly_shown" in entry}
+    assert named == PARTLY_SHOWN.keys()  # only the edge pass names cards partly shown in a real photo
+    for name, cards in PARTLY_SHOWN.items():
+        entry = load_labels(out / f"labels-{parts[name]}.json")[name]
+        assert entry["partly_shown"] == sorted(cards)
+        assert not set(cards) & {c["card"] for c in entry["cards"]}  # a card labelled is not also optional
 
 
 def _convert(tmp_path, labels: str) -> int:

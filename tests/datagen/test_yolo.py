@@ -28,3 +28,17 @@ def test_a_card_whose_index_shows_in_part_is_named_as_partly_shown(tmp_path):
     entry = load_labels(write_eval_labels(tmp_path, "train"))["0000000.jpg"]
     assert entry["cards"] == [{"card": "5H", "box": [10.0, 10.0, 20.0, 30.0]}]
     assert entry["partly_shown"] == ["2C", "JD"]
+
+
+def test_a_record_may_name_its_partly_shown_cards_itself(tmp_path):
+    """The real photos carry no ink fractions: the cards an edge pass found in part are named in
+    the record, and join those its corners show in part, once each."""
+    make_dirs(tmp_path, ["val"])
+    record = {"image": "IMG_1.jpg", "width": 640, "height": 640, "subset": "phone", "starter": None,
+              "cards": [_card("5C", [1.0], [True]), _card("TD", [0.5], [False])],
+              "partly_shown": ["TD", "TH"]}
+    (tmp_path / "meta" / "val" / "IMG_1.json").write_text(json.dumps(record))
+    (tmp_path / "labels" / "val" / "IMG_1.txt").write_text(label_lines([("5C", (24, 107, 158, 215))], 640, 640))
+    entry = load_labels(write_eval_labels(tmp_path, "val"))["IMG_1.jpg"]
+    assert [c["card"] for c in entry["cards"]] == ["5C"]
+    assert entry["partly_shown"] == ["TD", "TH"] and entry["subset"] == "phone"
