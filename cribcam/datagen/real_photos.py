@@ -76,10 +76,12 @@ LABEL_FIXES: dict[str, dict] = {
     "CardCounterML__WIN_20240627_17_02_34_Pro_jpg.jpg": {("TH", (143, 507)): "5H"},
 }
 
-# Cards a shared photo shows plainly that its labels leave out: photo -> [(card, box)]. A card
-# left out teaches the finder its indices are background and counts a right reading as a false
-# card. The boxes are the reader's, checked by eye (2026-11-26). As the set labels other cards
-# that a photo's edge cuts off (IMG_7748's KC), a card with one index whole in view counts.
+# Index boxes a shared photo shows plainly that its labels leave out: photo -> [(card, box)]. A
+# card left out teaches the finder its indices are background, the classifier's hard-negative
+# mining that they are no index (what a finder boxes clear of every labelled box), and counts a
+# right reading as a false card; a card's second corner left out, the first two. The boxes are
+# the reader's, checked by eye (2026-11-26, 2026-12-01). As the set labels other cards that a
+# photo's edge cuts off (IMG_7748's KC), a card with one index whole in view counts.
 LABEL_ADDITIONS: dict[str, list[tuple[str, tuple[float, float, float, float]]]] = {
     "CardCounterML__IMG_7838_JPG.jpg": [("KS", (298.2, 499.8, 323.8, 523.4)), ("KS", (407.4, 510.7, 426.9, 530.9)),
                                         ("8D", (412.0, 466.8, 433.2, 486.8)), ("8D", (298.5, 459.7, 324.1, 484.5))],
@@ -89,11 +91,32 @@ LABEL_ADDITIONS: dict[str, list[tuple[str, tuple[float, float, float, float]]]] 
     "CardCounterML__IMG_20220921_195926_jpg.jpg": [("KC", (562.6, 60.6, 614.2, 126.9))],
     "CardCounterML__IMG_20220921_200304_jpg.jpg": [("3S", (501.0, 3.0, 571.4, 37.1))],
     "CardCounterML__IMG_20220921_195423_jpg.jpg": [("JH", (312.1, 3.0, 366.5, 72.4))],
-    "CardCounterML__IMG_20220921_195322_jpg.jpg": [("AS", (496.9, 524.0, 602.0, 639.2))],
+    "CardCounterML__IMG_20220921_195322_jpg.jpg": [("AS", (496.9, 524.0, 602.0, 639.2)),
+                                                   ("4C", (310.5, 450.2, 379.2, 552.8))],  # the 4C's second
     "CardCounterML__IMG_20220921_195411_jpg.jpg": [("6H", (598.9, 85.0, 640.0, 157.8))],
     "CardCounterML__IMG_20220921_195408_jpg.jpg": [("2S", (597.0, 37.8, 640.0, 114.2))],
     # The edge pass (2026-12-01): a whole "6" under a heart, upside down, at the top of a grey photo.
     "CardCounterML__IMG_20220921_200020_jpg.jpg": [("6H", (254.0, 28.0, 324.0, 105.0))],
+    # Two whole cards at the foot of a gold deck's layout, read by the finders taught the real
+    # photos turned (2026-12-01).
+    "CardCounterML__IMG_7839_JPG.jpg": [("6H", (261.0, 565.0, 295.0, 577.0)), ("6H", (372.0, 487.0, 401.0, 497.0)),
+                                        ("JC", (410.0, 514.0, 439.0, 526.0)), ("JC", (299.0, 586.0, 336.0, 600.0))],
+    # A labelled card's second corner, whole, unlabelled: found where a reader read the card there
+    # (the shipped models or run 28's finder), in the training photos only, so that the validation
+    # photos' share of boxes found stays comparable (2026-12-01).
+    "CardCounterML__IMG_20220921_194539_jpg.jpg": [("5D", (464.8, 303.8, 534.5, 400.0))],
+    "CardCounterML__IMG_20220921_194651_jpg.jpg": [("8D", (343.0, 193.2, 395.4, 265.4))],
+    "CardCounterML__IMG_20220921_194653_jpg.jpg": [("QD", (435.0, 163.0, 492.4, 233.2)),
+                                                   ("9C", (450.8, 590.9, 502.4, 640.0))],
+    "CardCounterML__IMG_20220921_194834_jpg.jpg": [("QD", (197.1, 524.2, 238.1, 586.5)),
+                                                   ("7S", (188.9, 217.8, 220.8, 267.6)),
+                                                   ("9H", (539.7, 212.2, 576.4, 268.2))],
+    "CardCounterML__IMG_20220921_200013_jpg.jpg": [("6H", (365.2, 532.5, 421.5, 614.6))],
+    "CardCounterML__IMG_20220921_200339_jpg.jpg": [("5D", (324.1, 399.2, 371.0, 443.8))],
+    "CardCounterML__IMG_7723_JPG.jpg": [("6C", (418.8, 423.5, 478.8, 509.5))],
+    "CardCounterML__WIN_20240627_12_48_18_Pro_jpg.jpg": [("3C", (159.3, 319.8, 181.4, 382.2))],
+    "CardCounterML__WIN_20240627_17_13_02_Pro_jpg.jpg": [("8S", (198.0, 185.0, 231.0, 210.0))],
+    "CardCounterML__WIN_20240627_17_19_07_Pro_jpg.jpg": [("8C", (229.0, 443.6, 266.2, 468.8))],
 }
 
 # Cards a shared photo shows only in part, cut by its edge or under another card, that its labels

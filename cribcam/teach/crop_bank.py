@@ -203,7 +203,8 @@ def bank_from_finder_mistakes(find: Callable[[np.ndarray], np.ndarray], data_dir
         find: a BGR image to (n, 4) boxes, e.g. an ``IndexFinder`` at a low threshold.
         data_dir, part: a built synthetic set and its part (None: no scenes, the photos alone;
             teaching a deck takes its photos' own).
-        photos, photo_labels: real photos and their labels (the `cribcam eval` format), optional.
+        photos, photo_labels: real photos and their labels (the `cribcam eval` format), optional;
+            a photo whose labels name cards shown only in part gives none.
         scenes: read only this many scenes (the finder takes a while on each).
         shard: (k, n): every n-th of those scenes from the k-th on, as for
             ``training.classifier.bank_from_scenes``.
@@ -214,6 +215,8 @@ def bank_from_finder_mistakes(find: Callable[[np.ndarray], np.ndarray], data_dir
         image = cv2.imread(str(data_dir / "images" / part / record["image"]))
         synthetic.negatives(_mistakes(image, find(image), scene_corner_zones(record)))
     for name, entry in sorted((photo_labels or {}).items()):
+        if entry.get("partly_shown"):  # such a card has no box: what the finder boxes may be it
+            continue
         image = cv2.imread(str(photos / name))
         if image is not None:
             real.negatives(_mistakes(image, find(image), _photo_label_zones([c["box"] for c in entry["cards"]])))

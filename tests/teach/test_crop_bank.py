@@ -104,6 +104,18 @@ def test_finder_mistakes_clear_of_every_corner_become_negatives(tmp_path):
     assert len(bank) == 1 and (bank.rank == NO_INDEX).all() and not bank.real.any()
 
 
+def test_a_real_photo_gives_negatives_only_where_its_labels_name_every_card(tmp_path):
+    """Far from its labelled corners a photo's finder boxes are mistakes, unless its labels name
+    cards shown only in part: those have no box, and a box found may be one of them."""
+    for name in ("whole.jpg", "in-part.jpg"):
+        cv2.imwrite(str(tmp_path / name), np.full((200, 200, 3), 90, np.uint8))
+    labels = {"whole.jpg": {"cards": [{"card": "5C", "box": [10, 10, 30, 40]}]},
+              "in-part.jpg": {"cards": [{"card": "5C", "box": [10, 10, 30, 40]}], "partly_shown": ["TD", "TH"]}}
+    found = np.array([[12, 12, 32, 42], [120, 120, 145, 150]], np.float32)
+    bank = bank_from_finder_mistakes(lambda image: found, None, "", tmp_path, labels)
+    assert len(bank) == 1 and (bank.rank == NO_INDEX).all() and bank.real.all()
+
+
 def test_a_patch_turned_any_way_keeps_its_index_whole_and_its_size():
     patch = np.full((PATCH, PATCH, 3), 235, np.uint8)
     half = PATCH // 4
