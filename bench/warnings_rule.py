@@ -52,15 +52,8 @@ def read_sets(sets: list[str], model: Path | None) -> list[dict]:
     """One record per photo: its set, labelled cards, the cards read (probability, unsure for
     another reason), whether some were guessed, its other problems, and every index-like mark
     with its no-index probability and its distance from the indices read, in index sizes."""
-    reader = CardReader(model)
     looks = []  # every look's boxes, finder scores and no-index probabilities, for the features
-    classified = reader._classified  # every look (quick, whole, closer, farther, negative) passes here
-
-    def classified_and_kept(*args, **kwargs):
-        looks.append(classified(*args, **kwargs))
-        return looks[-1]
-
-    reader._classified = classified_and_kept
+    reader = CardReader(model, on_look=lambda *look: looks.append(look))
     reader_module.MARK_NONE, reader_module.MARK_APART = 1.0, 0.0  # every mark, to sweep both
     records = []
     for spec in sets:

@@ -7,6 +7,7 @@ card in each box or rejects it, and ``corners.cards_from_corners`` decides per p
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -106,6 +107,8 @@ class CardReader:
             (``DeckClassifier``).
         rank_reader: whether the text recognizer gives a second opinion on the ranks the
             classifier is unsure of (``vision.rank_reader``), when its model is there.
+        on_look: called with every look's classified boxes (quick, whole, closer, farther,
+            negative), as ``detect`` answers them: for benches that weigh what a reading saw.
 
     Example:
         >>> reader = CardReader()
@@ -115,7 +118,8 @@ class CardReader:
 
     def __init__(self, model_path: str | Path | None = None, conf: float = CARD_CONF, threads: int = 0,
                  finder_conf: float = FINDER_CONF, classifier: str | Path | None = None,
-                 rank_reader: bool = True):
+                 rank_reader: bool = True,
+                 on_look: Callable[[Detections, np.ndarray, np.ndarray], None] | None = None):
         finder, bundled = model_files(model_path)
         if classifier and not Path(classifier).is_file():
             raise ModelMissingError(f"no taught deck at {classifier}")
@@ -127,6 +131,7 @@ class CardReader:
             self.classifier = DeckClassifier(Path(classifier), self.classifier)
         recognizer = rank_reader_file(self.folder) if rank_reader else None
         self.rank_reader = RankReader(recognizer, threads, self.classifier.texts) if recognizer else None
+        self.on_look = on_look
 
     def with_deck(self, classifier: str | Path) -> CardReader:
         """This reader with a taught deck's heads file (``classifier``), sharing its models: a
@@ -192,7 +197,10 @@ class CardReader:
             if self.rank_reader is not None:
                 read = with_rank_opinion(read, lambda asked: self.rank_reader(image, boxes[asked]))
             probabilities[fresh] = read
-        return Detections(found.xyxy, probabilities[:, :-1]), found.scores[:, 0], probabilities[:, -1]
+        look = Detections(found.xyxy, probabilities[:, :-1]), found.scores[:, 0], probabilities[:, -1]
+        if self.on_look is not None:
+            self.on_look(*look)
+        return look
 
     def _quick_look(self, image: np.ndarray, expected: int | None, starter: bool):
         """``detect`` with the finder's quick look and its decision, when they can stand for the

@@ -75,6 +75,23 @@ def test_huge_photo_is_scaled_and_boxes_come_back_in_its_pixels(reader, real_pho
             assert -50 <= x1 < x2 <= 4050 and -50 <= y1 < y2 <= 3050
 
 
+def test_every_look_is_shown_to_its_observer(shipped_models, real_photos):
+    looks = []
+    reader = CardReader(shipped_models, on_look=lambda *look: looks.append(look))
+    photo = cv2.imread(str(sorted((real_photos / "images").glob("*.jpg"))[0]))
+    found, index_score, no_index = reader.detect(photo)
+    assert len(looks) == 1
+    assert (looks[0][0].xyxy == found.xyxy).all() and (looks[0][1] == index_score).all()
+    assert (looks[0][2] == no_index).all()
+    looks.clear()
+    reading = reader.read(photo)
+    assert reading.cards and looks
+    seen = np.concatenate([found.xyxy for found, _, _ in looks])
+    for card in reading.cards:  # every card read comes from a box some look showed
+        for box in card.boxes:
+            assert (np.abs(seen - np.asarray(box)) < 0.01).all(axis=1).any(), card.card
+
+
 def test_missing_models_are_a_clear_error(tmp_path):
     with pytest.raises(ModelMissingError, match="finder.onnx and classifier.onnx missing"):
         CardReader(tmp_path)
