@@ -46,7 +46,7 @@ def bench_photos(folder: Path, count: int, expected: int | None = None, labels: 
         labels = load_labels(labels or folder.parent / "labels.json")
     except ValueError as exc:
         raise SystemExit(f"{exc}: pass --labels FILE") from None
-    return [(cv2.imread(str(p)), expected or given_count({c["card"] for c in labels[p.name]["cards"]}))
+    return [(cv2.imread(str(p)), expected or given_count(labels[p.name]))
             for p in paths]
 
 

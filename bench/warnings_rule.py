@@ -64,7 +64,7 @@ def read_sets(sets: list[str], model: Path | None) -> list[dict]:
                 continue
             labelled = sorted({c["card"] for c in entry["cards"]})
             looks.clear()
-            reading = reader.read(image, expected=given_count(set(labelled)))
+            reading = reader.read(image, expected=given_count(entry))
             boxes = [box for seen in (*reading.cards, *reading.guesses) for box in seen.boxes]
             records.append({
                 "set": f"{images.parent.parent.name}/{images.name}", "name": name, "labelled": labelled,

@@ -26,8 +26,9 @@ def add_parser(subparsers) -> None:
     add_model_option(parser)
     add_deck_option(parser)
     parser.add_argument("--count-given", action="store_true",
-                        help="read each photo of 3 to 6 labelled cards with its number of cards, as the "
-                             "photo page reads a hand and its starter")
+                        help="read each photo of 3 to 6 cards in view (labelled, or \"cards_in_view\" where "
+                             "cards show in part) with its number of cards, as the photo page reads a hand "
+                             "and its starter")
     parser.add_argument("--sheet", type=Path, metavar="DIR",
                         help="write contact sheets of the misread photos to DIR (truth and reading side by side)")
     parser.add_argument("--json", action="store_true", help="print JSON")

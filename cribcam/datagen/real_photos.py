@@ -120,30 +120,31 @@ LABEL_ADDITIONS: dict[str, list[tuple[str, tuple[float, float, float, float]]]] 
 }
 
 # Cards a shared photo shows only in part, cut by its edge or under another card, that its labels
-# leave out: photo -> the cards it may be. A reader may read such a card or not (the drawn sets'
-# "partly_shown"); read as anything else, it is a card read wrongly. Where the ink shows a rank
-# but not its suit, both suits of its colour are named; a court card whose rank is blurred, all
-# three; a rank that cannot be told, nothing. Found by an edge pass (2026-12-01) over every real
+# leave out: photo -> each such card, as the cards it may be. A reader may read such a card or not
+# (the drawn sets' "partly_shown"); read as anything else, it is a card read wrongly. Where the ink
+# shows a rank but not its suit, both suits of its colour are named; a court card whose rank is
+# blurred, all three; a card whose rank cannot be told is not listed. Each card listed is one more
+# card in view: a player counts it (the labels' "cards_in_view"). Found by an edge pass (2026-12-01) over every real
 # photo with its labelled boxes drawn, not where a reader disagreed (models/HISTORY.md, "An edge
 # pass over the real photos").
-PARTLY_SHOWN: dict[str, list[str]] = {
-    "CardCounterML__IMG_20220921_193931_jpg.jpg": ["KD", "KH", "TD", "TH"],  # a red "10" above, a red "K" below
-    "CardCounterML__IMG_20220921_193933_jpg.jpg": ["5D", "5H"],  # a red "5" below
-    "CardCounterML__IMG_20220921_194224_jpg.jpg": ["QD", "QH"],  # a court card's red "Q" above
-    "CardCounterML__IMG_20220921_194653_jpg.jpg": ["8D"],  # a diamond under an "8" whose top is cut
-    "CardCounterML__IMG_20220921_194702_jpg.jpg": ["TC", "TS"],  # a black "10" above
-    "CardCounterML__IMG_20220921_194705_jpg.jpg": ["6C"],  # a club above an upside-down "6", at the corner
-    "CardCounterML__IMG_20220921_195318_jpg.jpg": ["5D", "5H"],  # a red "5" above
-    "CardCounterML__IMG_20220921_195320_jpg.jpg": ["4C", "TD", "TH"],  # a club and half a "4"; a red "10"
-    "CardCounterML__IMG_20220921_195407_jpg.jpg": ["6S"],  # a "6" and half a spade at the edge
-    "CardCounterML__IMG_20220921_195408_jpg.jpg": ["7D", "7H"],  # a red "7" above
-    "CardCounterML__IMG_20220921_195457_jpg.jpg": ["AS"],  # half an "A" and a spade at the edge
-    "CardCounterML__IMG_20220921_195503_jpg.jpg": ["KC", "KS"],  # a court card's black "K" above
-    "CardCounterML__IMG_20220921_195508_jpg.jpg": ["KC"],  # a "K" and club at the edge
-    "CardCounterML__IMG_20220921_200821_jpg.jpg": ["AD", "AH"],  # a red "A", its suit under the queen
-    "CardCounterML__IMG_20220921_200246_jpg.jpg": ["JD", "KD", "QD"],  # a court card of diamonds, its rank blurred
-    "CardCounterML__IMG_20220921_200254_jpg.jpg": ["4C"],  # four clubs and a blurred "4" at the corner
-    "CardCounterML__IMG_7727_JPG.jpg": ["AD", "AH"],  # a gold "A" under the stack's top card
+PARTLY_SHOWN: dict[str, list[tuple[str, ...]]] = {
+    "CardCounterML__IMG_20220921_193931_jpg.jpg": [("TD", "TH"), ("KD", "KH")],  # a red "10" above, a red "K" below
+    "CardCounterML__IMG_20220921_193933_jpg.jpg": [("5D", "5H")],  # a red "5" below
+    "CardCounterML__IMG_20220921_194224_jpg.jpg": [("QD", "QH")],  # a court card's red "Q" above
+    "CardCounterML__IMG_20220921_194653_jpg.jpg": [("8D",)],  # a diamond under an "8" whose top is cut
+    "CardCounterML__IMG_20220921_194702_jpg.jpg": [("TC", "TS")],  # a black "10" above
+    "CardCounterML__IMG_20220921_194705_jpg.jpg": [("6C",)],  # a club above an upside-down "6", at the corner
+    "CardCounterML__IMG_20220921_195318_jpg.jpg": [("5D", "5H")],  # a red "5" above
+    "CardCounterML__IMG_20220921_195320_jpg.jpg": [("4C",), ("TD", "TH")],  # a club and half a "4"; a red "10"
+    "CardCounterML__IMG_20220921_195407_jpg.jpg": [("6S",)],  # a "6" and half a spade at the edge
+    "CardCounterML__IMG_20220921_195408_jpg.jpg": [("7D", "7H")],  # a red "7" above
+    "CardCounterML__IMG_20220921_195457_jpg.jpg": [("AS",)],  # half an "A" and a spade at the edge
+    "CardCounterML__IMG_20220921_195503_jpg.jpg": [("KC", "KS")],  # a court card's black "K" above
+    "CardCounterML__IMG_20220921_195508_jpg.jpg": [("KC",)],  # a "K" and club at the edge
+    "CardCounterML__IMG_20220921_200821_jpg.jpg": [("AD", "AH")],  # a red "A", its suit under the queen
+    "CardCounterML__IMG_20220921_200246_jpg.jpg": [("JD", "KD", "QD")],  # a court card of diamonds, its rank blurred
+    "CardCounterML__IMG_20220921_200254_jpg.jpg": [("4C",)],  # four clubs and a blurred "4" at the corner
+    "CardCounterML__IMG_7727_JPG.jpg": [("AD", "AH")],  # a gold "A" under the stack's top card
 }
 
 # A labelled box narrower than this many pixels is a slip of the labeller's hand: IMG_20220921_200957
@@ -239,6 +240,15 @@ def mended_boxes(name: str, entry: dict) -> list[tuple[str, tuple]]:
         [(card, tuple(box)) for card, box in LABEL_ADDITIONS.get(name, [])]
 
 
+def _shown_in_part(name: str, labelled: int) -> dict:
+    """A photo's meta fields for the cards it shows only in part (``PARTLY_SHOWN``), beside its
+    ``labelled`` cards: what they may be, and how many cards are in view."""
+    if name not in PARTLY_SHOWN:
+        return {}
+    return {"partly_shown": sorted({code for card in PARTLY_SHOWN[name] for code in card}),
+            "cards_in_view": labelled + len(PARTLY_SHOWN[name])}
+
+
 def convert(src: Path, out: Path, val_fraction: float = 0.25, force: bool = False) -> dict[str, int]:
     """Writes the real photos as a data set in ``out``; returns image counts per part.
 
@@ -287,7 +297,7 @@ def convert(src: Path, out: Path, val_fraction: float = 0.25, force: bool = Fals
             "capture": captures[name], "width": w, "height": h, "starter": None,
             "cards": [{"code": code, "face_up": True, "readable": True, "corners": corners}
                       for code, corners in sorted(cards.items())],
-            **({"partly_shown": PARTLY_SHOWN[name]} if name in PARTLY_SHOWN else {})})
+            **_shown_in_part(name, len(cards))})
         counts[part] += 1
     for part in counts:
         yolo.write_eval_labels(out, part)

@@ -86,7 +86,9 @@ def write_eval_labels(out: Path, part: str) -> Path:
     a face-up card with some of an index's ink in view but no index labelled (under another
     card, or cut by the frame) is named under ``"partly_shown"``, which a reader may read or
     not; a record may also name such cards itself (``"partly_shown"``, the real photos' edge
-    pass). Each entry also names its subset (the deck design of a synthetic scene), starter and
+    pass, with their number under ``"cards_in_view"``, as a card there may be one of several).
+    Where cards show in part, ``"cards_in_view"`` counts them with the labelled ones: the count a
+    player gives (``evaluate.given_count``). Each entry also names its subset (the deck design of a synthetic scene), starter and
     layout where the record has them.
     """
     entries = {}
@@ -98,12 +100,16 @@ def write_eval_labels(out: Path, part: str) -> Path:
             "subset": record.get("deck", record.get("subset")), "starter": record.get("starter"),
             **({"layout": record["layout"]} if "layout" in record else {}),
         }
-        partly_shown = sorted({card["code"] for card in record.get("cards", ())
-                               if card.get("corners") and not card["readable"]
-                               and max(corner["seen"] for corner in card["corners"]) > 0}
-                              | set(record.get("partly_shown", ())))  # named by hand (real photos)
+        drawn_in_part = {card["code"] for card in record.get("cards", ())
+                         if card.get("corners") and not card["readable"]
+                         and max(corner["seen"] for corner in card["corners"]) > 0}
+        partly_shown = sorted(drawn_in_part | set(record.get("partly_shown", ())))  # or named by hand
         if partly_shown:
             entries[record["image"]]["partly_shown"] = partly_shown
+        labelled = {code for code, _ in boxes}
+        in_view = record.get("cards_in_view", len(labelled | drawn_in_part))  # a drawn card: one code
+        if in_view > len(labelled):
+            entries[record["image"]]["cards_in_view"] = in_view
     path = out / f"labels-{part}.json"
     path.write_text(json.dumps(entries, indent=1, sort_keys=True) + "\n")
     return path

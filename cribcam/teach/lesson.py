@@ -503,7 +503,7 @@ def _read_photos(reader: CardReader, photos: Path, held: dict) -> tuple[float, i
         labelled = {c["card"] for c in entry["cards"]}
         image = cv2.imread(str(photos / name))
         for scale, degrees in HAND_VIEWS:
-            read = set(reader.read(as_in_a_hand(image, scale, degrees), expected=given_count(labelled)).codes)
+            read = set(reader.read(as_in_a_hand(image, scale, degrees), expected=given_count(entry)).codes)
             right, wrong, shown = right + len(read & labelled), wrong + len(read - labelled), shown + len(labelled)
     return round(right / shown, 4), right - wrong
 

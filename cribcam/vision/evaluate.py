@@ -6,7 +6,10 @@ labelled by its name alone (class-only labels: the cards of a photo without boxe
 may also name, under ``"partly_shown"``, cards in view whose index shows only in part (a drawn
 scene's cards under another or cut by the frame): a reader may name them or not, so a card so
 named is left out of the reading's count (``cards_counted``), while a card read that is neither
-labelled nor partly shown is a card read wrongly. A card counts as found when it is in the
+labelled nor partly shown is a card read wrongly. An entry may give the number of cards the photo
+shows, whole or in part, under ``"cards_in_view"`` (its labelled cards where it does not): the
+count a player gives for the hand in front of them, and the count a photo is read with when the
+count is given (``given_count``). A card counts as found when it is in the
 reading; a hand is exact when the set read and counted equals the set labelled. The exact-hand
 rate is taken over the images that show at least one readable card: a synthetic scene whose
 cards are all hidden would otherwise count as a hand read right by a reader that sees nothing.
@@ -134,7 +137,8 @@ def evaluate(read: Callable[..., Reading], images: Path, labels: dict,
         progress: wraps the iteration (e.g. ``tqdm``), optional.
         find: a BGR image to its (n, 4) finder boxes (``CardReader(...).find``), to measure
             the share of labelled index boxes found as well; optional.
-        count_given: read a photo of ``COUNT_GIVEN`` labelled cards with its number of cards.
+        count_given: read a photo of ``COUNT_GIVEN`` cards in view with its number of cards
+            (``given_count``).
         sheet: called as ``sheet(name, image, labels, reading)`` for every photo misread
             (``sheet.SheetWriter.add``), optional.
     """
@@ -150,7 +154,7 @@ def evaluate(read: Callable[..., Reading], images: Path, labels: dict,
             result.unreadable.append(name)
             continue
         labelled, partly_shown = {c["card"] for c in entry["cards"]}, set(entry.get("partly_shown", ()))
-        expected = given_count(labelled) if count_given else None
+        expected = given_count(entry) if count_given else None
         reading = read(image) if expected is None else read(image, expected=expected)
         if sheet is not None and cards_counted(set(reading.codes), labelled, partly_shown) != labelled:
             sheet(name, image, entry["cards"], reading)
@@ -193,10 +197,14 @@ def cards_counted(read: set[str], labelled: set[str], partly_shown: set[str]) ->
     return read - (partly_shown - labelled)
 
 
-def given_count(labelled: set[str]) -> int | None:
-    """The number of cards a photo of these labelled cards is read with when the count is
-    given: its own when it is a hand with or without its starter (``COUNT_GIVEN``), else None."""
-    return len(labelled) if len(labelled) in COUNT_GIVEN else None
+def given_count(entry: dict) -> int | None:
+    """The number of cards a photo of this labels entry is read with when the count is given:
+    the cards it shows, whole or in part (``"cards_in_view"``; its labelled cards where the entry
+    does not say), as a player counts the hand in front of them, when that is a hand with or
+    without its starter (``COUNT_GIVEN``); else None. A card whose index shows only in part is
+    counted: told fewer, a reader that reads it rightly must leave out a card it sees whole."""
+    count = entry.get("cards_in_view", len({card["card"] for card in entry["cards"]}))
+    return count if count in COUNT_GIVEN else None
 
 
 def load_labels(path: str | Path) -> Labels:
@@ -225,6 +233,8 @@ def load_labels(path: str | Path) -> Labels:
         - ``"subset"``: a string, only when the file gives one;
         - ``"partly_shown"``: canonical codes of cards whose index shows only in part, only
           when the file gives them (a drawn scene's labels; see the module's docs);
+        - ``"cards_in_view"``: the number of cards the photo shows, whole or in part, only when
+          the file gives it (at least its labelled cards);
         - every other key of the file's entry (``n_cards``, ``source``...), as it is there.
 
         ``.skipped`` maps each key left out to why, for a warning that names it.
@@ -276,6 +286,11 @@ def _label_entry(path, name: str, entry) -> dict:
                                  "[x1, y1, x2, y2] in pixels, or null for a card labelled without one")
             box = [float(v) for v in box]
         cards.append({"card": code, "box": box})
+    labelled = len({card["card"] for card in cards})
+    in_view = entry.get("cards_in_view", labelled)
+    if not isinstance(in_view, int) or isinstance(in_view, bool) or in_view < labelled:
+        raise ValueError(f'{where}: "cards_in_view" must be a whole number, at least its labelled cards, '
+                         f'not {_short(in_view)}')
     if "partly_shown" not in entry:
         return {**entry, "cards": cards}
     partly_shown = entry["partly_shown"]

@@ -82,6 +82,7 @@ def test_each_part_has_labels_that_cribcam_eval_reads(built):
             partly = {c["code"] for c in meta["cards"] if c["face_up"] and not c["readable"]
                       and any(corner["seen"] > 0 for corner in c["corners"])}
             assert set(entry.get("partly_shown", [])) == partly and not partly & readable
+            assert entry.get("cards_in_view", len(readable)) == len(readable | partly)
 
 
 def test_held_out_designs_never_reach_a_training_set(built, fake_decks, tmp_path):

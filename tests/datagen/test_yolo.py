@@ -28,6 +28,17 @@ def test_a_card_whose_index_shows_in_part_is_named_as_partly_shown(tmp_path):
     entry = load_labels(write_eval_labels(tmp_path, "train"))["0000000.jpg"]
     assert entry["cards"] == [{"card": "5H", "box": [10.0, 10.0, 20.0, 30.0]}]
     assert entry["partly_shown"] == ["2C", "JD"]
+    assert entry["cards_in_view"] == 3  # a player counts the cards shown in part with the 5H
+
+
+def test_a_scene_of_cards_shown_whole_gives_no_count_of_its_own(tmp_path):
+    make_dirs(tmp_path, ["train"])
+    record = {"image": "0000000.jpg", "width": 100, "height": 100, "deck": "fake", "starter": None,
+              "cards": [_card("5H", [0.95, 0.4], [True, False]), _card("KS", [0.0, 0.0], [False, False])]}
+    (tmp_path / "meta" / "train" / "0000000.json").write_text(json.dumps(record))
+    (tmp_path / "labels" / "train" / "0000000.txt").write_text(label_lines([("5H", (10, 10, 20, 30))], 100, 100))
+    entry = load_labels(write_eval_labels(tmp_path, "train"))["0000000.jpg"]
+    assert "cards_in_view" not in entry and "partly_shown" not in entry
 
 
 def test_a_record_may_name_its_partly_shown_cards_itself(tmp_path):
@@ -36,9 +47,10 @@ def test_a_record_may_name_its_partly_shown_cards_itself(tmp_path):
     make_dirs(tmp_path, ["val"])
     record = {"image": "IMG_1.jpg", "width": 640, "height": 640, "subset": "phone", "starter": None,
               "cards": [_card("5C", [1.0], [True]), _card("TD", [0.5], [False])],
-              "partly_shown": ["TD", "TH"]}
+              "partly_shown": ["TD", "TH"], "cards_in_view": 2}
     (tmp_path / "meta" / "val" / "IMG_1.json").write_text(json.dumps(record))
     (tmp_path / "labels" / "val" / "IMG_1.txt").write_text(label_lines([("5C", (24, 107, 158, 215))], 640, 640))
     entry = load_labels(write_eval_labels(tmp_path, "val"))["IMG_1.jpg"]
     assert [c["card"] for c in entry["cards"]] == ["5C"]
     assert entry["partly_shown"] == ["TD", "TH"] and entry["subset"] == "phone"
+    assert entry["cards_in_view"] == 2  # the record's own count: a red "10" may be either

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from cribcam.cli.main import main
-from cribcam.vision.evaluate import evaluate, load_labels
+from cribcam.vision.evaluate import evaluate, given_count, load_labels
 from cribcam.vision.reading import Reading, SeenCard
 
 
@@ -179,6 +179,8 @@ def test_class_only_labels_load_in_the_documented_form(tmp_path):
     ({"cards": [], "subset": 3}, '"subset" must be a name'),
     ({"cards": [], "partly_shown": "5H"}, '"partly_shown" must be a list of card codes'),
     ({"cards": [], "partly_shown": ["5X"]}, '"partly_shown": \'5X\' is not a card'),
+    ({"cards": ["5H", "6H"], "cards_in_view": 1}, '"cards_in_view" must be a whole number, at least'),
+    ({"cards": [], "cards_in_view": "3"}, '"cards_in_view" must be a whole number'),
 ])
 def test_an_image_entry_that_is_no_label_is_refused_by_name(tmp_path, entry, words):
     path = tmp_path / "labels.json"
@@ -204,6 +206,24 @@ def test_a_card_whose_index_shows_in_part_may_be_read_or_not(images, tmp_path):
     assert evaluate(_read, images, right).as_dict()["overall"]["exact_hand_rate"] == 1.0
     wrong = {**labels, "c.png": {"cards": [], "partly_shown": ["QH"]}}  # another card read: wrong
     assert evaluate(_read, images, wrong).as_dict()["overall"]["precision"] == pytest.approx(2 / 3, abs=1e-4)
+
+
+def test_the_count_given_is_the_cards_in_view_shown_in_part_or_whole(images):
+    """A hand of three labelled cards and two shown in part is read as the five a player counts;
+    a photo of two cards, or of more than a hand with its starter, is read without a count."""
+    three = {"cards": [{"card": code, "box": None} for code in ("5H", "JD", "7C")]}
+    assert given_count(three) == 3 and given_count({**three, "cards_in_view": 5}) == 5
+    assert given_count({**three, "cards_in_view": 7}) is None
+    assert given_count({"cards": [{"card": "5H", "box": None}] * 2}) is None  # one card's two corners
+    asked = []
+
+    def read(image, expected=None):
+        asked.append(expected)
+        return _read(image)
+
+    labels = {**LABELS, "a.png": {**LABELS["a.png"], "partly_shown": ["7S", "8S"], "cards_in_view": 4}}
+    evaluate(read, images, labels, count_given=True)
+    assert asked == [4, None, None]  # a: two labelled, two in part; b: one card's two corners; c: none
 
 
 def test_class_only_labels_are_measured_but_not_for_boxes_found(images):
